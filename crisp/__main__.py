@@ -1,0 +1,3 @@
+from crisp.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,131 @@
+"""The ``crisp`` command: ``replay``, ``simulate`` and ``bench``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from crisp.engine.options import LIMITS, Options
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from crisp.engine.record import RecordError, ReplayError, dumps_stream, replay, stream
+
+    try:
+        if args.seat is not None or args.spectator:
+            seat = None if args.spectator else args.seat
+            messages = stream(args.file, seat)
+            sys.stdout.write(dumps_stream(messages))
+        else:
+            print(json.dumps(replay(args.file).result, ensure_ascii=False))
+    except ReplayError as err:
+        print(f"crisp replay: {err}", file=sys.stderr)
+        return 1
+    except RecordError as err:
+        print(f"crisp replay: malformed record: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from crisp.engine.simulate import RANDOM_LEGAL, play_random
+
+    options = Options(limit=args.limit, timer=args.timer, take_discard=args.take_discard)
+    wins = [0.0] * args.players
+    totals = [0] * args.players
+    rounds = 0
+    records = []
+    for g in range(args.games):
+        game = play_random(args.players, options, args.seed + g)
+        rounds += len(game.rounds)
+        for seat in game.winners:
+            wins[seat] += 1
+        totals = [a + b for a, b in zip(totals, game.totals, strict=True)]
+        if args.records:
+            records.append(game.record())
+    report = {
+        "games": args.games,
+        "policy": RANDOM_LEGAL.name,
+        "options": options.to_record(),
+        "rounds": rounds,
+        "seats": [
+            {"seat": s, "win_rate": wins[s] / args.games, "mean_score": totals[s] / args.games}
+            for s in range(args.players)
+        ],
+    }
+    if args.records:
+        with open(args.records, "w", encoding="utf-8") as fh:
+            json.dump(records if args.games > 1 else records[0], fh, ensure_ascii=False)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(
+            f"{args.games} games of {args.players} players ({report['policy']}), "
+            f"{rounds} rounds, options {report['options']}"
+        )
+        for seat in report["seats"]:
+            print(
+                f"  seat {seat['seat']}: wins {seat['win_rate']:.1%}, "
+                f"mean score {seat['mean_score']:.1f}"
+            )
+        if args.records:
+            print(f"records written to {args.records}")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from crisp.bench import engine_bench
+
+    players = [int(p) for p in args.players.split(",")]
+    if any(not 2 <= p <= 8 for p in players):
+        print("crisp bench: players are 2 to 8", file=sys.stderr)
+        return 2
+    return engine_bench.main(players, args.runs, args.seconds, args.seed, args.json)
+
+
+def _timer(value: str) -> int | None:
+    if value in ("none", "null", "0"):
+        return None
+    return int(value)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="crisp", description="Crisp, the card game, for phones.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    rp = sub.add_parser("replay", help="replay a crisp-record/1 game record")
+    rp.add_argument("file", help="the record (JSON)")
+    who = rp.add_mutually_exclusive_group()
+    who.add_argument("--seat", type=int, help="print every message this seat is sent, one a line")
+    who.add_argument("--spectator", action="store_true", help="print a spectator's messages")
+    rp.set_defaults(func=_replay)
+
+    sp = sub.add_parser("simulate", help="play random legal games in-process")
+    sp.add_argument("--players", type=int, default=4, choices=range(2, 9), metavar="N")
+    sp.add_argument("--games", type=int, default=100)
+    sp.add_argument("--seed", type=int, default=1)
+    sp.add_argument("--limit", type=int, default=100, choices=LIMITS)
+    sp.add_argument("--timer", type=_timer, default=None, choices=[None, 30, 45, 60])
+    sp.add_argument("--take-discard", action="store_true")
+    sp.add_argument("--records", help="write the games' records to this JSON file")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=_simulate)
+
+    bp = sub.add_parser("bench", help="benchmarks that print numbers")
+    bsub = bp.add_subparsers(dest="bench", required=True)
+    be = bsub.add_parser("engine", help="engine actions and rounds per second")
+    be.add_argument("--players", default="2,4,8", help="comma-separated player counts")
+    be.add_argument("--runs", type=int, default=5)
+    be.add_argument("--seconds", type=float, default=2.0, help="seconds per run")
+    be.add_argument("--seed", type=int, default=1)
+    be.add_argument("--json", action="store_true")
+    be.set_defaults(func=_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    result: int = args.func(args)
+    return result

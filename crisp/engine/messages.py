@@ -1,0 +1,43 @@
+"""Who is sent what: every change of the game yields ``Out(to, msg)`` records.
+
+``to`` is None for everyone (every seat and every spectator), a seat number ``s >= 0`` for that
+seat alone (a private message), or ``~s`` (negative) for everyone but seat ``s``: the public twin
+of a private message, such as a draw without its card.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+Message = dict[str, Any]
+
+
+class Out(NamedTuple):
+    to: int | None
+    msg: Message
+
+    def for_seat(self, seat: int | None) -> bool:
+        """Whether ``seat`` (None: a spectator) is sent this message."""
+        to = self.to
+        if to is None:
+            return True
+        if to >= 0:
+            return to == seat
+        return seat is None or seat != ~to
+
+
+def stream(outs: Iterable[Out], seat: int | None) -> list[Message]:
+    """The messages ``seat`` (None: a spectator) receives, in order."""
+    return [o.msg for o in outs if o.for_seat(seat)]
+
+
+def encode(msg: Message) -> str:
+    """One message as compact JSON, the same bytes every time."""
+    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+
+
+def dumps_stream(messages: Iterable[Message]) -> str:
+    """One JSON object a line, as ``crisp replay --seat N`` prints it."""
+    return "".join(encode(m) + "\n" for m in messages)

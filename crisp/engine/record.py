@@ -1,0 +1,191 @@
+"""Game records (``crisp-record/1``, RECORD.md): read, check, replay, and the seat streams."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from crisp.engine import actions as A
+from crisp.engine.cards import check_deck
+from crisp.engine.errors import IllegalAction
+from crisp.engine.game import MAX_PLAYERS, MIN_PLAYERS, RECORD_FORMAT, Game
+from crisp.engine.messages import Message, Out, dumps_stream
+from crisp.engine.messages import stream as filter_stream
+from crisp.engine.options import Options
+from crisp.engine.timing import to_ms
+
+__all__ = ["RecordError", "Replay", "ReplayError", "dumps_stream", "load", "replay", "stream"]
+
+
+class RecordError(ValueError):
+    """A record that is not a well-formed ``crisp-record/1`` (says where and what)."""
+
+
+class ReplayError(IllegalAction):
+    """A record's action that breaks a rule: ``rule``, and where (0-based ``round``, ``index``)."""
+
+    def __init__(
+        self, rule: str, message: str, round_index: int, index: int | None, what: str = ""
+    ) -> None:
+        where = f"rounds[{round_index}]"
+        human = f"round {round_index + 1}"
+        if index is not None:
+            where += f".actions[{index}]"
+            human += f", action {index + 1}"
+        if what:
+            human += f", {what}"
+        super().__init__(rule, message)
+        self.args = (f"{where} ({human}): {rule}: {message}",)
+        self.round = round_index
+        self.index = index
+
+
+@dataclass
+class Replay:
+    game: Game
+    outs: list[Out] = field(default_factory=list)
+
+    @property
+    def result(self) -> dict[str, Any]:
+        return self.game.result()
+
+
+def _number(value: Any, where: str) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        raise RecordError(f"{where}: t must be a number of seconds, not {value!r}")
+    if not math.isfinite(value) or value < 0:
+        raise RecordError(f"{where}: t must be a finite, non-negative number, not {value!r}")
+    return value
+
+
+def load(source: str | Path | dict[str, Any]) -> dict[str, Any]:
+    """Read (from a path or a dict) and check a record's form; raise RecordError if malformed."""
+    if isinstance(source, dict):
+        data: Any = source
+    else:
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except OSError as err:
+            raise RecordError(f"cannot read {source}: {err.strerror or err}") from err
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise RecordError(f"{source}: not JSON: {err.msg} at line {err.lineno}") from err
+    if not isinstance(data, dict):
+        raise RecordError("a record is a JSON object")
+    if data.get("format") != RECORD_FORMAT:
+        raise RecordError(f"format must be {RECORD_FORMAT!r}, not {data.get('format')!r}")
+    players = data.get("players")
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise RecordError("players must be a list of names")
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        raise RecordError(f"players: Crisp is for 2 to 8 players, not {len(players)}")
+    try:
+        Options.from_record(data.get("options", {}))
+    except ValueError as err:
+        raise RecordError(f"options: {err}") from err
+    seed = data.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise RecordError("seed must be an integer")
+    rounds = data.get("rounds")
+    if not isinstance(rounds, list):
+        raise RecordError("rounds must be a list")
+    for ri, rnd in enumerate(rounds):
+        _check_round(rnd, ri, len(players), seed)
+    return data
+
+
+def _check_round(rnd: Any, ri: int, n: int, seed: int | None) -> None:
+    where = f"rounds[{ri}]"
+    if not isinstance(rnd, dict):
+        raise RecordError(f"{where}: a round is an object")
+    if "deck" in rnd:
+        try:
+            check_deck(rnd["deck"] if isinstance(rnd["deck"], list) else [])
+        except ValueError as err:
+            raise RecordError(f"{where}.deck: {err}") from err
+    elif seed is None:
+        raise RecordError(f"{where}: a round needs a deck, or the record a seed")
+    if "dealer" in rnd:
+        dealer = rnd["dealer"]
+        if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
+            raise RecordError(f"{where}.dealer must be a seat from 0 to {n - 1}")
+    elif ri == 0 and seed is None:
+        raise RecordError(f"{where}: the first round needs a dealer, or the record a seed")
+    acts = rnd.get("actions", [])
+    if not isinstance(acts, list):
+        raise RecordError(f"{where}.actions must be a list")
+    last: Any = 0
+    for ai, act in enumerate(acts):
+        here = f"{where}.actions[{ai}]"
+        try:
+            A.from_record(act)
+        except ValueError as err:
+            raise RecordError(f"{here}: {err}") from err
+        t = _number(act.get("t"), here)
+        if to_ms(t) < to_ms(last):
+            raise RecordError(f"{here}: t goes back in time ({t} after {last})")
+        last = t
+    if "end" in rnd:
+        end = _number(rnd["end"], f"{where}.end")
+        if to_ms(end) < to_ms(last):
+            raise RecordError(f"{where}.end is before the round's last action")
+    unknown = set(rnd) - {"dealer", "deck", "actions", "end"}
+    if unknown:
+        raise RecordError(f"{where}: unknown field {sorted(unknown)[0]!r}")
+
+
+def replay(source: str | Path | dict[str, Any]) -> Replay:
+    """Replay a record; raise ``ReplayError`` at the first action that breaks a rule."""
+    data = load(source)
+    game = Game(
+        data["players"], Options.from_record(data.get("options", {})), seed=data.get("seed")
+    )
+    rep = Replay(game)
+    rounds = data["rounds"]
+    for ri, rnd in enumerate(rounds):
+        try:
+            rep.outs += game.start_round(rnd.get("deck"), rnd.get("dealer"))
+        except IllegalAction as err:
+            raise ReplayError(err.rule, err.message, ri, None, "the deal") from err
+        acts = rnd.get("actions", [])
+        for ai, act in enumerate(acts):
+            action = A.from_record(act)
+            try:
+                rep.outs += game.apply(action, act["t"])
+            except IllegalAction as err:
+                what = f"seat {action.seat} {action.do}"
+                raise ReplayError(err.rule, err.message, ri, ai, what) from err
+        if "end" in rnd:
+            rep.outs += game.advance(rnd["end"])
+        if ri + 1 < len(rounds):
+            rep.outs += _finish(game, ri, len(acts))
+    return rep
+
+
+def _finish(game: Game, ri: int, count: int) -> list[Out]:
+    """A round followed by another must end; only pending deadlines may end it (a timeout)."""
+    r = game.round
+    outs: list[Out] = []
+    while not r.over and r.caller is not None:
+        nxt = r.next_deadline()
+        if nxt is None:
+            break
+        outs += game.advance_ms(nxt)
+    if not r.over:
+        raise ReplayError(
+            "R-FINAL-TURNS" if r.caller is not None else "R-NO-CALL",
+            f"the round has not ended after its {count} actions, yet the record deals another",
+            ri,
+            None,
+        )
+    return outs
+
+
+def stream(source: str | Path | dict[str, Any], seat: int | None) -> list[Message]:
+    """Every message ``seat`` (None: a spectator) is sent while the record is played."""
+    return filter_stream(replay(source).outs, seat)

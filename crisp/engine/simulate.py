@@ -1,0 +1,152 @@
+"""Random legal play, for property tests, leak tests and the engine benchmark.
+
+The policy, ``random-legal``: every seat readies at a random moment of the look (some never do,
+so the look can run out); a player thinks 0.1 to 1.5 s before each action; a drawn A–T is swapped
+into a random slot (60%) or discarded; a Jack or a Queen is used (80%, the Queen on a random slot
+of a random opponent) or discarded; a King is used; with the host's option, a draw is a take from
+the discard pile (25%); with a per-draw clock, a draw is left to time out (4%); a player whose
+crisp window opens calls (20%), at a random moment of the window — sometimes after the next player
+has started (a late call), sometimes too late to count, in which case the call is not made.
+Everything comes from the game's own seeded generator: the same seed plays the same game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from crisp.engine import actions as A
+from crisp.engine.game import Game
+from crisp.engine.messages import Out
+from crisp.engine.options import Options
+from crisp.engine.rng import Rng
+from crisp.engine.timing import Ms, Timing
+
+Sink = Callable[[list[Out]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    name: str = "random-legal"
+    p_ready: float = 0.85
+    p_swap: float = 0.6
+    p_special: float = 0.8
+    p_take: float = 0.25
+    p_timeout: float = 0.04
+    p_call: float = 0.2
+    think_ms: tuple[int, int] = (100, 1500)
+
+
+RANDOM_LEGAL = Policy()
+
+
+def _ignore(_: list[Out]) -> None:
+    return None
+
+
+def play_random(
+    players: int,
+    options: Options | None = None,
+    seed: int = 0,
+    *,
+    max_actions: int | None = None,
+    max_rounds: int | None = None,
+    policy: Policy = RANDOM_LEGAL,
+    timing: Timing | None = None,
+    sink: Sink | None = None,
+) -> Game:
+    """Play a game by ``policy`` and return it (stopped early after ``max_actions`` actions or
+    ``max_rounds`` deals, possibly mid-round). ``sink`` receives every batch of messages."""
+    game = Game([f"P{i + 1}" for i in range(players)], options, seed=seed, timing=timing)
+    player = _Player(game, Rng(seed ^ 0x5EED5EED5EED5EED), policy, sink or _ignore)
+    budget = max_actions if max_actions is not None else 1 << 62
+    rounds = 0
+    while not game.over and budget > 0:
+        if max_rounds is not None and rounds >= max_rounds:
+            break
+        rounds += 1
+        budget = player.play_round(budget)
+    return game
+
+
+class _Player:
+    def __init__(self, game: Game, rng: Rng, policy: Policy, sink: Sink) -> None:
+        self.game = game
+        self.rng = rng
+        self.p = policy
+        self.sink = sink
+        self.actions = 0
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    def think(self) -> int:
+        lo, hi = self.p.think_ms
+        return lo + self.rng.below(hi - lo + 1)
+
+    def play_round(self, budget: int) -> int:
+        """Play the current deal to its end (or for ``budget`` actions); return what is left."""
+        game, sink, rng = self.game, self.sink, self.rng
+        sink(game.start_round())
+        r = game.round
+        look = r.timing.look_ms
+        readies = sorted(
+            (rng.below(look), seat) for seat in range(r.n) if self.chance(self.p.p_ready)
+        )
+        for t, seat in readies:
+            if budget <= 0:
+                return 0
+            sink(game.apply_ms(A.Ready(seat), t))
+            budget -= 1
+        if not r.over and r.phase == 0:
+            sink(game.advance_ms(look))
+        pending: tuple[int, Ms, Ms] | None = None  # (seat, window_until, call time)
+        timer = r.timer_ms is not None
+        while not r.over and budget > 0:
+            seat = r.turn
+            at: Ms = max(r.now, r.due) + self.think()
+            window = r.window_seat
+            if window is not None and r.caller is None:
+                if pending is None or pending[:2] != (window, r.window_until):
+                    call_at: Ms = -1
+                    if self.chance(self.p.p_call):
+                        span = int(r.window_until - r.now)
+                        call_at = r.now + rng.below(span + 300)  # sometimes too late
+                    pending = (window, r.window_until, call_at)
+                call_at = pending[2]
+                if 0 <= call_at <= at and call_at < r.window_until:
+                    sink(game.apply_ms(A.Crisp(window), call_at))
+                    budget -= 1
+                    continue
+            deadline = r.deadline
+            if timer and deadline is not None and (at >= deadline or self.chance(self.p.p_timeout)):
+                sink(game.advance_ms(deadline))
+                continue
+            sink(game.advance_ms(at))
+            if r.over or r.turn != seat:
+                continue
+            sink(game.apply_ms(self.choose(seat), at))
+            budget -= 1
+        return budget
+
+    def choose(self, seat: int) -> A.Action:
+        r = self.game.round
+        card = r.held
+        rng = self.rng
+        if card is None:
+            if r.options.take_discard and r.pile and self.chance(self.p.p_take):
+                return A.TakeDiscard(seat, rng.below(3))
+            return A.Draw(seat)
+        rank = card[0]
+        if rank == "K":
+            return A.King(seat)
+        if rank == "Q":
+            if self.chance(self.p.p_special):
+                target = (seat + 1 + rng.below(r.n - 1)) % r.n
+                return A.Queen(seat, rng.below(3), target, rng.below(3))
+            return A.Discard(seat)
+        if rank == "J":
+            return A.Jack(seat) if self.chance(self.p.p_special) else A.Discard(seat)
+        if self.chance(self.p.p_swap):
+            return A.Swap(seat, rng.below(3))
+        return A.Discard(seat)
