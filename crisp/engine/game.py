@@ -169,11 +169,12 @@ class Game:
         if self.over:
             raise IllegalAction("R-GAME-END", "the game is over")
         r = self.round
-        was_over = r.over
+        if r.over:
+            raise IllegalAction("R-FINAL-TURNS", "the round is over; the next deal comes first")
         try:
             r.apply(action, ms)
         except IllegalAction:
-            if r.over and not was_over:
+            if r.over:
                 self._log[-1]["end"] = to_seconds(r.now)
             self._settle()
             raise
