@@ -174,8 +174,7 @@ class Game:
         try:
             r.apply(action, ms)
         except IllegalAction:
-            if r.over:
-                self._log[-1]["end"] = to_seconds(r.now)
+            self._note_end(r)
             self._settle()
             raise
         entry = action.to_record()
@@ -193,9 +192,13 @@ class Game:
         if r.over:
             return []
         r.advance(ms)
-        if r.over:
-            self._log[-1]["end"] = to_seconds(r.now)
+        self._note_end(r)
         return self._take_out()
+
+    def _note_end(self, r: Round) -> None:
+        """A round that a deadline ended after its last action keeps that time in the record."""
+        if r.ended_at is not None:
+            self._log[-1]["end"] = to_seconds(r.ended_at)
 
     def _settle(self) -> None:
         """Score a round that just ended, and end the game if a total reached the limit."""
@@ -205,7 +208,7 @@ class Game:
         self._settled = len(self.rounds)
         scores = r.scores or []
         self.totals = [a + b for a, b in zip(self.totals, scores, strict=True)]
-        ts = to_seconds(r.now)
+        ts = to_seconds(r.ended_at if r.ended_at is not None else r.now)
         r.out.append(
             Out(
                 None,

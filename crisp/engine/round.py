@@ -7,11 +7,13 @@ Every change appends ``Out`` messages to ``self.out``; the caller takes them wit
 
 from __future__ import annotations
 
+from typing import Any
+
 from crisp.engine import actions as A
 from crisp.engine.cards import SLOTS
 from crisp.engine.knowledge import Knowledge
 from crisp.engine.legality import LOOK, OVER, PLAY, legal_actions, verify
-from crisp.engine.messages import Message, Out
+from crisp.engine.messages import Out
 from crisp.engine.options import Options
 from crisp.engine.scoring import round_scores
 from crisp.engine.timing import Ms, Timing, to_seconds
@@ -75,32 +77,24 @@ class Round:
         self.final_seats: list[int] = []
         self.open_looks: list[tuple[int, int, str, str]] = []  # (seat, slot, card, why)
         self.scores: list[int] | None = None
+        self.ended_at: Ms | None = None  # when the round ended (the reveal)
         self.out: list[Out] = []
 
     # -- the deal ---------------------------------------------------------------------------------
 
     def deal_messages(self) -> None:
         """The deal's messages: the round for everyone, then each seat's start look."""
-        self.out.append(
-            Out(
-                None,
-                {
-                    "type": "round",
-                    "t": 0.0,
-                    "round": self.number,
-                    "dealer": self.dealer,
-                    "first": self.first,
-                    "deck": len(self.deck),
-                    "look_until": to_seconds(self.look_until),
-                },
-            )
+        self._say(
+            "round",
+            round=self.number,
+            dealer=self.dealer,
+            first=self.first,
+            deck=len(self.deck),
+            look_until=to_seconds(self.look_until),
         )
-        saw = self.knowledge.saw
-        for seat, hand in enumerate(self.hands):
-            for slot in (0, 2):  # R-LOOK-START
-                card = hand[slot]
-                saw(self.number, 0, card, seat, "deal")
-                self.out.append(Out(seat, self._look(seat, slot, card, "deal", 0.0)))
+        for seat in range(self.n):
+            for slot in (0, 2):  # R-LOOK-START; open while the look phase lasts (views.py)
+                self._look_now(seat, slot, "deal", keep=False)
 
     # -- queries ----------------------------------------------------------------------------------
 
@@ -165,38 +159,23 @@ class Round:
         self.open_looks = []
         seat = self.window_seat
         self.window_seat = None
-        self.out.append(
-            Out(None, {"type": "window_closed", "t": to_seconds(self.now), "seat": seat})
-        )
+        self._say("window_closed", seat=seat)
 
     def _timeout(self) -> None:
         """R-TIMEOUT: the player loses the rest of the turn, with no crisp window."""
         self.open_looks = []
-        seat = self.turn
-        card = self.held
         lost = self.left - 1
-        if card is not None:
-            self.held = None
+        if self.held is not None:
+            card: str | None = self._play_off()
         elif not self.started:
+            # Nothing drawn yet: the top card is drawn and discarded for the player.
             card = self._pop_deck()
-            # The deck's top is drawn and discarded for the player: it lands face up.
-        else:
-            lost = self.left
-        self.deadline = None
-        if card is not None:
             self._to_pile(card)
-        self.out.append(
-            Out(
-                None,
-                {
-                    "type": "timeout",
-                    "t": to_seconds(self.now),
-                    "seat": seat,
-                    "card": card,
-                    "lost": lost,
-                },
-            )
-        )
+        else:
+            card = None
+            lost = self.left  # between extra draws: every remaining one is lost
+        self.deadline = None
+        self._say("timeout", seat=self.turn, card=card, lost=lost)
         self._end_turn(timed_out=True)
 
     # -- actions ----------------------------------------------------------------------------------
@@ -213,38 +192,43 @@ class Round:
         kind = type(action)
         if kind is A.Draw:
             self._draw()
-        elif kind is A.Swap:
-            self._swap(action.slot)  # type: ignore[attr-defined]
+        elif kind is A.Swap or kind is A.TakeDiscard:
+            self._swap(action.slot, kind is A.TakeDiscard)  # type: ignore[attr-defined]
         elif kind is A.Discard:
-            self._discard()
+            self._say("discard", seat=self.turn, card=self._play_off())
+            self._resolved()
         elif kind is A.Ready:
             self._ready(action.seat)
         elif kind is A.Crisp:
             self._crisp(action.seat)
         elif kind is A.Jack:
-            self._jack()
+            self._say("jack", seat=self.turn, card=self._play_off())
+            self._look_now(self.turn, 1, "jack")  # R-JACK
+            self._resolved()
         elif kind is A.Queen:
             assert isinstance(action, A.Queen)
             self._queen(action.slot, action.target, action.target_slot)
         elif kind is A.King:
-            self._king()
-        elif kind is A.TakeDiscard:
-            self._take(action.slot)  # type: ignore[attr-defined]
+            card = self._play_off()
+            self.left += 2  # R-KING
+            self._say("king", seat=self.turn, card=card, left=self.left - 1)
+            self._resolved()
 
     def _ready(self, seat: int) -> None:
         self.ready[seat] = True
         self.unready -= 1
-        self.out.append(Out(None, {"type": "ready", "t": to_seconds(self.now), "seat": seat}))
+        self._say("ready", seat=seat)
         if self.unready == 0:
             self.phase = PLAY
             self._begin_turn(self.first, self.now)
 
     def _draw(self) -> None:
+        """R-DRAW: the top card, seen by the drawer only (R-SEE-DRAWN)."""
         seat = self.turn
         card = self._pop_deck()
         self.held = card
         self.started = True
-        self.knowledge.saw(self.number, self.now, card, seat, "draw")  # R-SEE-DRAWN
+        self.knowledge.saw(self.number, self.now, card, seat, "draw")
         ts = to_seconds(self.now)
         count = len(self.deck)
         self.out.append(
@@ -252,125 +236,43 @@ class Round:
         )
         self.out.append(Out(~seat, {"type": "draw", "t": ts, "seat": seat, "deck": count}))
 
-    def _swap(self, slot: int) -> None:
+    def _swap(self, slot: int, take: bool) -> None:
+        """R-SWAP (the drawn card) or R-TAKE-DISCARD (the pile's top) into ``slot``; the
+        replaced card lands face up on the pile."""
         seat = self.turn
         hand = self.hands[seat]
         old = hand[slot]
-        card = self.held
-        assert card is not None
-        hand[slot] = card
-        self.held = None
+        if take:
+            hand[slot] = self.pile.pop()
+            self.started = True
+        else:
+            card = self.held
+            assert card is not None
+            hand[slot] = card
+            self.held = None
         self._to_pile(old)
-        self.out.append(
-            Out(
-                None,
-                {
-                    "type": "swap",
-                    "t": to_seconds(self.now),
-                    "seat": seat,
-                    "slot": SLOTS[slot],
-                    "card": old,
-                },
-            )
-        )
-        self._resolved()
-
-    def _discard(self) -> None:
-        card = self.held
-        assert card is not None
-        self.held = None
-        self._to_pile(card)
-        self.out.append(
-            Out(
-                None,
-                {"type": "discard", "t": to_seconds(self.now), "seat": self.turn, "card": card},
-            )
-        )
-        self._resolved()
-
-    def _jack(self) -> None:
-        seat = self.turn
-        card = self.held
-        assert card is not None
-        self.held = None
-        self._to_pile(card)
-        ts = to_seconds(self.now)
-        self.out.append(Out(None, {"type": "jack", "t": ts, "seat": seat, "card": card}))
-        self._look_now(seat, 1, "jack", ts)  # R-JACK
+        self._say("take" if take else "swap", seat=seat, slot=SLOTS[slot], card=old)
         self._resolved()
 
     def _queen(self, slot: int, target: int, target_slot: int) -> None:
+        """R-QUEEN: a blind swap; which two slots is public."""
         seat = self.turn
-        card = self.held
-        assert card is not None
-        self.held = None
+        card = self._play_off()
         mine, theirs = self.hands[seat], self.hands[target]
         mine[slot], theirs[target_slot] = theirs[target_slot], mine[slot]
-        self._to_pile(card)
-        ts = to_seconds(self.now)
-        self.out.append(
-            Out(
-                None,
-                {
-                    "type": "queen",
-                    "t": ts,
-                    "seat": seat,
-                    "slot": SLOTS[slot],
-                    "target": target,
-                    "target_slot": SLOTS[target_slot],
-                    "card": card,
-                },
-            )
+        self._say(
+            "queen",
+            seat=seat,
+            slot=SLOTS[slot],
+            target=target,
+            target_slot=SLOTS[target_slot],
+            card=card,
         )
         # R-QUEEN-LOOK: a card arriving in a left or right slot is looked at, by either player.
         if slot != 1:
-            self._look_now(seat, slot, "queen", ts)
+            self._look_now(seat, slot, "queen")
         if target_slot != 1:
-            self._look_now(target, target_slot, "queen", ts)
-        self._resolved()
-
-    def _king(self) -> None:
-        seat = self.turn
-        card = self.held
-        assert card is not None
-        self.held = None
-        self._to_pile(card)
-        self.left += 2  # R-KING
-        self.out.append(
-            Out(
-                None,
-                {
-                    "type": "king",
-                    "t": to_seconds(self.now),
-                    "seat": seat,
-                    "card": card,
-                    "left": self.left - 1,
-                },
-            )
-        )
-        self._resolved()
-
-    def _take(self, slot: int) -> None:
-        """R-TAKE-DISCARD: the top of the pile into ``slot``; the replaced card onto the pile."""
-        seat = self.turn
-        taken = self.pile.pop()
-        hand = self.hands[seat]
-        old = hand[slot]
-        hand[slot] = taken
-        self.started = True
-        self._to_pile(old)
-        self.out.append(
-            Out(
-                None,
-                {
-                    "type": "take",
-                    "t": to_seconds(self.now),
-                    "seat": seat,
-                    "slot": SLOTS[slot],
-                    "card": old,
-                },
-            )
-        )
+            self._look_now(target, target_slot, "queen")
         self._resolved()
 
     def _crisp(self, seat: int) -> None:
@@ -379,50 +281,44 @@ class Round:
         self.window_seat = None
         self.final_left = self.n - 1
         self.final_seats = [(seat + k) % self.n for k in range(1, self.n)]
-        self.out.append(
-            Out(
-                None,
-                {
-                    "type": "crisp",
-                    "t": to_seconds(self.now),
-                    "seat": seat,
-                    "final": list(self.final_seats),
-                },
-            )
-        )
+        self._say("crisp", seat=seat, final=list(self.final_seats))
 
     # -- transitions ------------------------------------------------------------------------------
+
+    def _say(self, kind: str, **fields: Any) -> None:
+        """A message to everyone, stamped with the current time."""
+        self.out.append(Out(None, {"type": kind, "t": to_seconds(self.now), **fields}))
 
     def _pop_deck(self) -> str:
         if not self.deck:
             # R-RECYCLE: the pile turned over, unshuffled: the first card discarded is on top.
             self.pile.reverse()
             self.deck, self.pile = self.pile, []
-            self.out.append(
-                Out(None, {"type": "recycle", "t": to_seconds(self.now), "deck": len(self.deck)})
-            )
+            self._say("recycle", deck=len(self.deck))
         return self.deck.pop()
+
+    def _play_off(self) -> str:
+        """The drawn card leaves the player's hands, face up onto the pile."""
+        card = self.held
+        assert card is not None
+        self.held = None
+        self._to_pile(card)
+        return card
 
     def _to_pile(self, card: str) -> None:
         self.pile.append(card)
         self.knowledge.saw(self.number, self.now, card, None, "pile")  # R-SEE-PUBLIC
 
-    def _look(self, seat: int, slot: int, card: str, why: str, ts: float) -> Message:
-        return {
-            "type": "look",
-            "t": ts,
-            "seat": seat,
-            "slot": SLOTS[slot],
-            "card": card,
-            "why": why,
-        }
-
-    def _look_now(self, seat: int, slot: int, why: str, ts: float) -> None:
-        """R-SEE-LOOK: ``seat`` looks once at its own ``slot``, now."""
+    def _look_now(self, seat: int, slot: int, why: str, keep: bool = True) -> None:
+        """R-SEE-LOOK: ``seat`` looks once at its own ``slot``, now, privately; the look stays
+        open (for a reconnect) until the next change of the game if ``keep``."""
         card = self.hands[seat][slot]
         self.knowledge.saw(self.number, self.now, card, seat, why)
-        self.open_looks.append((seat, slot, card, why))
-        self.out.append(Out(seat, self._look(seat, slot, card, why, ts)))
+        if keep:
+            self.open_looks.append((seat, slot, card, why))
+        msg = {"type": "look", "t": to_seconds(self.now), "seat": seat, "slot": SLOTS[slot],
+               "card": card, "why": why}  # fmt: skip
+        self.out.append(Out(seat, msg))
 
     def _resolved(self) -> None:
         """A draw is resolved: the next extra draw is due now, or the turn is over."""
@@ -446,20 +342,14 @@ class Round:
         self.due = at
         timer = self.timer_ms
         self.deadline = None if timer is None else at + timer
-        self.out.append(
-            Out(
-                None,
-                {
-                    "type": "turn",
-                    "t": to_seconds(self.now),
-                    "seat": self.turn,
-                    "draw": self.draw_no,
-                    "left": self.left,
-                    "at": to_seconds(at),
-                    "deadline": None if self.deadline is None else to_seconds(self.deadline),
-                    "final": self.caller is not None,
-                },
-            )
+        self._say(
+            "turn",
+            seat=self.turn,
+            draw=self.draw_no,
+            left=self.left,
+            at=to_seconds(at),
+            deadline=None if self.deadline is None else to_seconds(self.deadline),
+            final=self.caller is not None,
         )
 
     def _end_turn(self, timed_out: bool) -> None:
@@ -482,18 +372,12 @@ class Round:
             start = now + self.timing.start_ms
         done = self.caller is not None and self.final_left == 0
         nxt = (seat + 1) % self.n
-        self.out.append(
-            Out(
-                None,
-                {
-                    "type": "turn_end",
-                    "t": to_seconds(now),
-                    "seat": seat,
-                    "window_until": None if window is None else to_seconds(window),
-                    "next": None if done else nxt,
-                    "next_at": None if done else to_seconds(start),
-                },
-            )
+        self._say(
+            "turn_end",
+            seat=seat,
+            window_until=None if window is None else to_seconds(window),
+            next=None if done else nxt,
+            next_at=None if done else to_seconds(start),
         )
         if done:
             self._reveal()
@@ -503,6 +387,7 @@ class Round:
     def _reveal(self) -> None:
         """R-FINAL-TURNS, R-SEE-REVEAL, R-ROUND-SCORE: every hand face up, the round scored."""
         self.phase = OVER
+        self.ended_at = self.now
         self.held = None
         self.deadline = None
         self.window_seat = None
