@@ -73,29 +73,34 @@ def _discard(r: Round, a: A.Action) -> None:
         raise IllegalAction("R-SPECIAL", f"a drawn King ({card}) must be used, then discarded")
 
 
+SPECIAL_NAMES = {"J": ("R-JACK", "a Jack"), "Q": ("R-QUEEN", "a Queen"), "K": ("R-KING", "a King")}
+
+
+def _using(r: Round, a: A.Action, rank: str) -> None:
+    """Using a special card's effect needs that card drawn (R-JACK, R-QUEEN, R-KING)."""
+    rule, name = SPECIAL_NAMES[rank]
+    card = _holding(r, a.seat, rule, "use")
+    if card[0] != rank:
+        raise IllegalAction(rule, f"the drawn card is {card}, not {name}")
+
+
 def _jack(r: Round, a: A.Action) -> None:
-    card = _holding(r, a.seat, "R-JACK", "use")
-    if card[0] != "J":
-        raise IllegalAction("R-JACK", f"the drawn card is {card}, not a Jack")
+    _using(r, a, "J")
+
+
+def _king(r: Round, a: A.Action) -> None:
+    _using(r, a, "K")
 
 
 def _queen(r: Round, a: A.Action) -> None:
     assert isinstance(a, A.Queen)
-    card = _holding(r, a.seat, "R-QUEEN", "use")
-    if card[0] != "Q":
-        raise IllegalAction("R-QUEEN", f"the drawn card is {card}, not a Queen")
+    _using(r, a, "Q")
     if not (0 <= a.slot < 3 and 0 <= a.target_slot < 3):
         raise IllegalAction("R-QUEEN", "a Queen swaps a left, middle or right card")
     if isinstance(a.target, bool) or not 0 <= a.target < r.n:
         raise IllegalAction("R-QUEEN-TARGET", f"there is no seat {a.target}")
     if a.target == a.seat:
         raise IllegalAction("R-QUEEN-TARGET", "a Queen swaps with another player")
-
-
-def _king(r: Round, a: A.Action) -> None:
-    card = _holding(r, a.seat, "R-KING", "use")
-    if card[0] != "K":
-        raise IllegalAction("R-KING", f"the drawn card is {card}, not a King")
 
 
 def _take(r: Round, a: A.Action) -> None:
