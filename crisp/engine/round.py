@@ -2,7 +2,7 @@
 
 Times are milliseconds since the deal (``Ms``). ``advance(t)`` applies every deadline up to ``t``;
 ``apply(action, t)`` advances, verifies (``legality.verify``) and only then changes anything.
-Every change appends ``Out`` messages to ``self.out``; the caller takes them with ``take_out()``.
+Every change appends ``Out`` messages to ``self.out``, which the game hands on and empties.
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ class Round:
             None if options.timer is None else options.timer * timing.timer_ms_per_s
         )
         self.knowledge = knowledge
-        self.deck_order: tuple[str, ...] = tuple(deck)
         # R-DEAL: one card at a time, three passes, starting after the dealer: left, middle, right.
         hands: list[list[str]] = [["", "", ""] for _ in range(n)]
         i = 0
@@ -128,25 +127,16 @@ class Round:
         if t < self.now:
             raise ValueError(f"time cannot go back: {to_seconds(t)} s < {to_seconds(self.now)} s")
         while True:
-            phase = self.phase
-            if phase == PLAY:
-                nxt: Ms | None = self.window_until if self.window_seat is not None else None
-                deadline = self.deadline
-                if deadline is not None and (nxt is None or deadline < nxt):
-                    if deadline > t:
-                        break
-                    self.now = deadline
-                    self._timeout()
-                    continue
-                if nxt is None or nxt > t:
-                    break
-                self.now = nxt
-                self._close_window()
-            elif phase == LOOK and self.look_until <= t:
-                self.now = self.look_until
-                self._end_look()
-            else:
+            nxt = self.next_deadline()
+            if nxt is None or nxt > t:
                 break
+            self.now = nxt
+            if self.phase == LOOK:
+                self._end_look()
+            elif self.window_seat is not None and self.window_until == nxt:
+                self._close_window()  # on a tie with a timeout, the window closes first
+            else:
+                self._timeout()
         self.now = t
 
     def _end_look(self) -> None:
