@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -23,14 +24,13 @@ def to_ms(t: Seconds) -> Ms:
     if isinstance(t, int):
         return t * 1000
     if isinstance(t, float):
-        m = t * 1000.0
-        r = round(m)
-        if m == r and abs(r) < 2**52:
-            # Integral after scaling; confirm against the decimal reading to be exact.
-            exact = Fraction(Decimal(repr(t))) * 1000
-            if exact == r:
-                return int(r)
-            return _normal(exact)
+        if not math.isfinite(t):
+            raise ValueError(f"a time must be finite, not {t}")
+        ms = round(t * 1000.0)
+        if ms / 1000 == t:
+            # t is the float nearest to a whole number of milliseconds, so the decimal it was
+            # written as (its shortest repr) is exactly that: 6.2 is 6200, never 6200.000…01.
+            return ms
         return _normal(Fraction(Decimal(repr(t))) * 1000)
     if isinstance(t, Decimal):
         return _normal(Fraction(t) * 1000)
