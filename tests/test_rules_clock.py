@@ -145,3 +145,13 @@ def test_r_opt_discard_off_refuses_takes() -> None:
     with pytest.raises(IllegalAction) as err:
         game.apply(A.TakeDiscard(1, 0), 2)
     assert err.value.rule == "R-OPT-DISCARD"
+
+
+def test_refusal_hands_on_the_messages_of_deadlines_that_passed() -> None:
+    """A refused action at t still lets the clock's deadlines before t happen, with messages."""
+    game, _ = stacked_game(HANDS3, ["5H", "6H"], options=TIMER30)
+    with pytest.raises(IllegalAction) as err:
+        game.apply(A.Draw(0), 31)  # seat 0 timed out at 30: it is seat 1's turn now
+    assert err.value.rule == "R-TURN"
+    assert [o.msg["type"] for o in err.value.outs] == ["timeout", "turn_end", "turn"]
+    assert game.advance(31) == []  # nothing is delivered twice

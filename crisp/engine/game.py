@@ -173,9 +173,9 @@ class Game:
             raise IllegalAction("R-FINAL-TURNS", "the round is over; the next deal comes first")
         try:
             r.apply(action, ms)
-        except IllegalAction:
+        except IllegalAction as err:
             self._note_end(r)
-            self._settle()
+            err.outs = self._take_out()
             raise
         entry = action.to_record()
         self._log[-1]["actions"].append({"t": to_seconds(ms), **entry})
