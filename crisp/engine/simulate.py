@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from crisp.engine import actions as A
 from crisp.engine.game import Game
+from crisp.engine.legality import LOOK
 from crisp.engine.messages import Out
 from crisp.engine.options import Options
 from crisp.engine.rng import Rng
@@ -75,7 +76,6 @@ class _Player:
         self.rng = rng
         self.p = policy
         self.sink = sink
-        self.actions = 0
 
     def chance(self, p: float) -> bool:
         return self.rng.random() < p
@@ -98,7 +98,7 @@ class _Player:
                 return 0
             sink(game.apply_ms(A.Ready(seat), t))
             budget -= 1
-        if not r.over and r.phase == 0:
+        if r.phase == LOOK:
             sink(game.advance_ms(look))
         pending: tuple[int, Ms, Ms] | None = None  # (seat, window_until, call time)
         timer = r.timer_ms is not None
