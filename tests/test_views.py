@@ -87,3 +87,30 @@ def test_view_names_no_card_identities() -> None:
     text = json.dumps(game.view(0))
     for word in ('"id"', "index", "hash", "uid"):
         assert word not in text
+
+
+def test_deliver_matches_the_audiences_of_for_seat() -> None:
+    """messages.deliver routes each Out to exactly the recipients Out.for_seat names."""
+    from crisp.engine.messages import deliver, stream
+    from crisp.engine.record import replay
+    from crisp.engine.simulate import play_random
+
+    game = play_random(4, Options(timer=30, take_discard=True), seed=11, max_actions=80)
+    outs = replay(game.record()).outs
+    boxes: list[list[dict]] = [[] for _ in range(5)]  # type: ignore[type-arg]
+    deliver(outs, boxes)
+    for seat in range(4):
+        assert boxes[seat] == stream(outs, seat)
+    assert boxes[4] == stream(outs, None)
+
+
+def test_knowledge_records_who_saw_what() -> None:
+    """Knowledge: the start look, a draw and a pile card, each seen by the right seats."""
+    game, _ = stacked_game(HANDS, ["5H", "6H"])
+    game.apply(A.Draw(0), 1)
+    know = game.knowledge
+    assert know.seen(0) == {"AS", "3S", "5H"}
+    assert know.seen(1) == {"4S", "6S"}
+    game.apply(A.Discard(0), 2)
+    assert "5H" in know.seen(1)
+    assert [(s.seat, s.why) for s in know.seen_by("5H", 1)] == [(0, "draw"), (None, "pile")]

@@ -16,11 +16,10 @@ import os
 import platform
 import statistics
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from crisp.engine.messages import Message, Out
+from crisp.engine.messages import Message, Out, deliver
 from crisp.engine.options import Options
 from crisp.engine.simulate import RANDOM_LEGAL, play_random
 
@@ -32,28 +31,12 @@ class RunFigures:
     messages_per_s: float
 
 
-def _router(players: int) -> tuple[list[list[Message]], Callable[[list[Out]], None]]:
-    """Per-recipient inboxes (each seat, then one spectator) and the sink that fills them."""
-    boxes: list[list[Message]] = [[] for _ in range(players + 1)]
+def run_once(players: int, seconds: float, seed: int, options: Options) -> RunFigures:
+    boxes: list[list[Message]] = [[] for _ in range(players + 1)]  # each seat, one spectator
 
     def sink(outs: list[Out]) -> None:
-        for to, msg in outs:
-            if to is None:
-                for box in boxes:
-                    box.append(msg)
-            elif to >= 0:
-                boxes[to].append(msg)
-            else:
-                skip = ~to
-                for i, box in enumerate(boxes):
-                    if i != skip:
-                        box.append(msg)
+        deliver(outs, boxes)
 
-    return boxes, sink
-
-
-def run_once(players: int, seconds: float, seed: int, options: Options) -> RunFigures:
-    boxes, sink = _router(players)
     actions = rounds = messages = 0
     start = time.perf_counter()
     game_seed = seed

@@ -33,6 +33,25 @@ def stream(outs: Iterable[Out], seat: int | None) -> list[Message]:
     return [o.msg for o in outs if o.for_seat(seat)]
 
 
+def deliver(outs: Iterable[Out], inboxes: list[list[Message]]) -> None:
+    """Append each message to the inbox of every recipient: ``inboxes[s]`` for seat ``s``, and the
+    inboxes past the last seat for spectators. The same audiences as ``Out.for_seat``, in one pass.
+    """
+    seats = len(inboxes)
+    for to, msg in outs:
+        if to is None:
+            for box in inboxes:
+                box.append(msg)
+        elif to >= 0:
+            if to < seats:
+                inboxes[to].append(msg)
+        else:
+            skip = ~to
+            for i, box in enumerate(inboxes):
+                if i != skip:
+                    box.append(msg)
+
+
 def encode(msg: Message) -> str:
     """One message as compact JSON, the same bytes every time."""
     return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
