@@ -65,6 +65,7 @@ MESSAGE_KEYS: dict[str, frozenset[str]] = {
         "crisp": {"seat", "final"},
         "reveal": {"caller", "hands", "scores", "totals"},
         "game_over": {"totals", "winners"},
+        "clock": {"seat", "deadline"},
     }.items()
 }
 OPTION_KEYS = frozenset({"limit", "timer", "take_discard"})
@@ -550,6 +551,10 @@ class Tracker:
             self.fail_msg(msg, f"MODEL: turn ended while seat {seat} holds {rnd.drawn[seat]}")
 
     def _on_window_closed(self, msg: Mapping[str, Any], allowed: dict[str, str]) -> None:
+        self._need_round(msg)
+
+    def _on_clock(self, msg: Mapping[str, Any], allowed: dict[str, str]) -> None:
+        self._seat_of(msg)
         self._need_round(msg)
 
     def _on_crisp(self, msg: Mapping[str, Any], allowed: dict[str, str]) -> None:

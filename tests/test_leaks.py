@@ -46,6 +46,10 @@ def _options(limit: int, timer: int | None, take: bool) -> Any:
 def _play(players: int, limit: int, timer: int | None, take: bool, seed: int, **kw: Any) -> Any:
     from crisp.engine.simulate import play_random
 
+    if "policy" not in kw and seed % 3 == 0:  # a third of the games: absent seats and restarts
+        from crisp.engine.simulate import Policy
+
+        kw["policy"] = Policy(p_absent=0.03, p_restart=0.03)
     return play_random(players, _options(limit, timer, take), seed, **kw)
 
 
@@ -199,6 +203,8 @@ def _truncate(record: Record, round_index: int, count: int) -> Record:
     if count < len(last.get("actions", [])):
         last["actions"] = last["actions"][:count]
         last.pop("end", None)
+        if "clock" in last:  # the server's entries made after the cut did not happen yet
+            last["clock"] = [c for c in last["clock"] if c["after"] < count]
     return out
 
 
@@ -275,11 +281,24 @@ def _drive(record: Record) -> Iterator[tuple[Any, list[tuple[int | None, Message
                 return
             yield game, [(o.to, o.msg) for o in game.advance(nxt)]
 
+    def server_clock(entry: dict[str, Any]) -> list[tuple[int | None, Message]]:
+        if entry["do"] == "restart":
+            return [(o.to, o.msg) for o in game.restart_clock(entry["t"])]
+        return [(o.to, o.msg) for o in game.set_absent(entry["seat"], entry["until"], entry["t"])]
+
     for ri, rnd in enumerate(rounds):
         yield game, [(o.to, o.msg) for o in game.start_round(rnd["deck"], rnd["dealer"])]
-        for act in rnd.get("actions", []):
+        clock = list(rnd.get("clock", []))
+        for ai, act in enumerate(rnd.get("actions", [])):
+            while clock and clock[0]["after"] == ai:
+                entry = clock.pop(0)
+                yield from deadlines_until(entry["t"])
+                yield game, server_clock(entry)
             yield from deadlines_until(act["t"])
             yield game, [(o.to, o.msg) for o in game.apply(actions.from_record(act), act["t"])]
+        for entry in clock:
+            yield from deadlines_until(entry["t"])
+            yield game, server_clock(entry)
         if "end" in rnd:
             yield from deadlines_until(rnd["end"])
         if ri + 1 < len(rounds):

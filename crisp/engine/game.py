@@ -49,6 +49,8 @@ class Game:
         self.winners: list[int] = []
         self._log: list[dict[str, Any]] = []  # the record's rounds
         self._settled = 0  # rounds whose scores are in the totals
+        self.absent: list[bool] = [False] * self.n  # seats whose draws time out (set_absent)
+        self._pending_clock: list[dict[str, Any]] = []  # set between rounds, for the next deal
 
     # -- queries ----------------------------------------------------------------------------------
 
@@ -159,6 +161,11 @@ class Game:
                 )
             )
         r.deal_messages()
+        # Seats still absent from an earlier round time out from the start of this one.
+        r.cutoff = [0 if away else None for away in self.absent]
+        if self._pending_clock:
+            self._log[-1]["clock"] = self._pending_clock
+            self._pending_clock = []
         return self._take_out()
 
     def apply(self, action: Action, t: Seconds) -> list[Out]:
@@ -194,6 +201,52 @@ class Game:
         r.advance(ms)
         self._note_end(r)
         return self._take_out()
+
+    # -- server hooks: absent seats and restarts (recorded in the round's "clock" list) ----------
+
+    def set_absent(self, seat: int, until: Seconds | None, t: Seconds) -> list[Out]:
+        """At ``t``, make ``seat`` absent: its draws time out from ``until`` (seconds since the
+        deal, not before ``t``) even with no per-draw time; in later rounds, from their start.
+        ``until=None``: the seat is back. For a host's grace for an absent player."""
+        if self.over:
+            raise IllegalAction("R-GAME-END", "the game is over")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n:
+            raise ValueError(f"seat must be from 0 to {self.n - 1}, not {seat!r}")
+        ms = to_ms(t)
+        cut = None if until is None else to_ms(until)
+        if cut is not None and cut < ms:
+            raise ValueError("an absence cannot start before now")
+        if cut is not None and all(self.absent[s] for s in range(self.n) if s != seat):
+            raise ValueError("at least one seat must stay present")
+        outs = self.advance_ms(ms) if self.rounds else []
+        self.absent[seat] = cut is not None
+        entry: dict[str, Any] = {"do": "absent", "seat": seat}
+        if not self.rounds or self.round.over:  # for the next deal, from its start
+            until_next = None if cut is None else 0.0
+            self._pending_clock.append({"after": 0, "t": 0.0, **entry, "until": until_next})
+            return outs
+        self.round.set_absent(seat, cut)
+        self._clock_entry(ms, {**entry, "until": None if cut is None else to_seconds(cut)})
+        return outs + self._take_out()
+
+    def restart_clock(self, t: Seconds) -> list[Out]:
+        """At ``t``, after the server restarted: the current draw's time restarts in full."""
+        if self.over or not self.rounds or self.round.over:
+            return []
+        ms = to_ms(t)
+        outs = self.advance_ms(ms)
+        r = self.round
+        if r.over or r.deadline is None or r.timer_ms is None:
+            return outs
+        r.restart_clock()
+        self._clock_entry(ms, {"do": "restart"})
+        return outs + self._take_out()
+
+    def _clock_entry(self, ms: Ms, entry: dict[str, Any]) -> None:
+        log = self._log[-1]
+        log.setdefault("clock", []).append(
+            {"after": len(log["actions"]), "t": to_seconds(ms), **entry}
+        )
 
     def _note_end(self, r: Round) -> None:
         """A round that a deadline ended after its last action keeps that time in the record."""
@@ -254,7 +307,12 @@ class Game:
             "players": list(self.players),
             "options": self.options.to_record(),
             "rounds": [
-                {**entry, "deck": list(entry["deck"]), "actions": list(entry["actions"])}
+                {
+                    **entry,
+                    "deck": list(entry["deck"]),
+                    "actions": list(entry["actions"]),
+                    **({"clock": [dict(c) for c in entry["clock"]]} if "clock" in entry else {}),
+                }
                 for entry in self._log
             ],
         }

@@ -134,9 +134,50 @@ def _check_round(rnd: Any, ri: int, n: int, seed: int | None) -> None:
         end = _number(rnd["end"], f"{where}.end")
         if to_ms(end) < to_ms(last):
             raise RecordError(f"{where}.end is before the round's last action")
-    unknown = set(rnd) - {"dealer", "deck", "actions", "end"}
+    _check_clock(rnd.get("clock", []), where, len(acts), n)
+    unknown = set(rnd) - {"dealer", "deck", "actions", "end", "clock"}
     if unknown:
         raise RecordError(f"{where}: unknown field {sorted(unknown)[0]!r}")
+
+
+def _check_clock(entries: Any, where: str, count: int, n: int) -> None:
+    """A round's optional ``clock`` list: absent seats and restarts (docs/engine.md)."""
+    if not isinstance(entries, list):
+        raise RecordError(f"{where}.clock must be a list")
+    last = 0
+    for ci, entry in enumerate(entries):
+        here = f"{where}.clock[{ci}]"
+        if not isinstance(entry, dict):
+            raise RecordError(f"{here}: an entry is an object")
+        after = entry.get("after")
+        if isinstance(after, bool) or not isinstance(after, int) or not last <= after <= count:
+            raise RecordError(f"{here}.after must be an action count from {last} to {count}")
+        last = after
+        _number(entry.get("t"), here)
+        do = entry.get("do")
+        if do == "restart":
+            allowed = {"after", "t", "do"}
+        elif do == "absent":
+            allowed = {"after", "t", "do", "seat", "until"}
+            seat = entry.get("seat")
+            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+                raise RecordError(f"{here}.seat must be a seat from 0 to {n - 1}")
+            if entry.get("until") is not None:
+                _number(entry["until"], f"{here}.until")
+        else:
+            raise RecordError(f"{here}.do must be 'restart' or 'absent', not {do!r}")
+        unknown = set(entry) - allowed
+        if unknown:
+            raise RecordError(f"{here}: unknown field {sorted(unknown)[0]!r}")
+
+
+def _apply_clock(game: Game, entry: dict[str, Any], ri: int) -> list[Out]:
+    try:
+        if entry["do"] == "restart":
+            return game.restart_clock(entry["t"])
+        return game.set_absent(entry["seat"], entry.get("until"), entry["t"])
+    except (ValueError, IllegalAction) as err:
+        raise RecordError(f"rounds[{ri}].clock: {err}") from err
 
 
 def replay(source: str | Path | dict[str, Any]) -> Replay:
@@ -153,13 +194,18 @@ def replay(source: str | Path | dict[str, Any]) -> Replay:
         except IllegalAction as err:
             raise ReplayError(err.rule, err.message, ri, None, "the deal") from err
         acts = rnd.get("actions", [])
+        clock = list(rnd.get("clock", []))
         for ai, act in enumerate(acts):
+            while clock and clock[0]["after"] == ai:
+                rep.outs += _apply_clock(game, clock.pop(0), ri)
             action = A.from_record(act)
             try:
                 rep.outs += game.apply(action, act["t"])
             except IllegalAction as err:
                 what = f"seat {action.seat} {action.do}"
                 raise ReplayError(err.rule, err.message, ri, ai, what) from err
+        for entry in clock:
+            rep.outs += _apply_clock(game, entry, ri)
         if "end" in rnd:
             rep.outs += game.advance(rnd["end"])
         if ri + 1 < len(rounds):

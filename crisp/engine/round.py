@@ -67,6 +67,9 @@ class Round:
         self.started = False  # something was drawn or taken this turn
         self.due: Ms = timing.look_ms  # when the current draw became (or becomes) due
         self.deadline: Ms | None = None  # R-TIMER
+        # Seats absent with a host's grace: their draws time out at this time (or when due, if
+        # later) even with no per-draw time. None: present. Set by the server (set_absent).
+        self.cutoff: list[Ms | None] = [None] * n
         self.window_seat: int | None = None  # R-WINDOW
         self.window_until: Ms = 0
         self.ended: dict[int, str] = {}  # how each seat's last turn ended: "turn" or "timeout"
@@ -327,11 +330,43 @@ class Round:
         self.left = 1
         self._due(at)
 
+    def _deadline_from(self, at: Ms) -> Ms | None:
+        """The deadline of a draw due at ``at``: the per-draw time (R-TIMER), or sooner the end
+        of an absent seat's grace (never before the draw is due)."""
+        timer = self.timer_ms
+        deadline = None if timer is None else at + timer
+        cutoff = self.cutoff[self.turn]
+        if cutoff is not None:
+            # Never before the draw is due, nor before the previous player's crisp window ends.
+            end = max(at, cutoff, self.window_until if self.window_seat is not None else 0)
+            deadline = end if deadline is None else min(deadline, end)
+        return deadline
+
+    def set_absent(self, seat: int, until: Ms | None) -> None:
+        """A server hook: ``seat`` is absent and its draws time out from ``until`` (None: it is
+        back). The current draw's deadline follows at once; a ``clock`` message says so."""
+        self.cutoff[seat] = until
+        if self.phase == PLAY and self.turn == seat:
+            self._reset_deadline(self._deadline_from(self.due))
+
+    def restart_clock(self) -> None:
+        """A server hook, after a restart of the server: the current draw's time restarts in
+        full from now (no one is timed out by the downtime)."""
+        if self.phase == PLAY and self.deadline is not None:
+            self._reset_deadline(self._deadline_from(max(self.due, self.now)))
+
+    def _reset_deadline(self, deadline: Ms | None) -> None:
+        if deadline == self.deadline:
+            return
+        self.open_looks = []  # a change of the game: a Jack's or Queen's look is over
+        self.deadline = deadline
+        when = None if deadline is None else to_seconds(deadline)
+        self._say("clock", seat=self.turn, deadline=when)
+
     def _due(self, at: Ms) -> None:
         """A draw becomes due at ``at`` (R-TIMER counts from then)."""
         self.due = at
-        timer = self.timer_ms
-        self.deadline = None if timer is None else at + timer
+        self.deadline = self._deadline_from(at)
         self._say(
             "turn",
             seat=self.turn,

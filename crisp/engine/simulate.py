@@ -7,6 +7,9 @@ of a random opponent) or discarded; a King is used; with the host's option, a dr
 the discard pile (25%); with a per-draw clock, a draw is left to time out (4%); a player whose
 crisp window opens calls (20%), at a random moment of the window — sometimes after the next player
 has started (a late call), sometimes too late to count, in which case the call is not made.
+With ``p_absent`` (0 by default) a seat goes absent, or comes back, before an action (the server's
+grace for an absent player: its draws then time out); with ``p_restart`` the draw clock restarts
+as after a server restart.
 Everything comes from the game's own seeded generator: the same seed plays the same game.
 """
 
@@ -21,7 +24,7 @@ from crisp.engine.legality import LOOK
 from crisp.engine.messages import Out
 from crisp.engine.options import Options
 from crisp.engine.rng import Rng
-from crisp.engine.timing import Ms, Timing
+from crisp.engine.timing import Ms, Timing, to_seconds
 
 Sink = Callable[[list[Out]], None]
 
@@ -36,6 +39,8 @@ class Policy:
     p_timeout: float = 0.04
     p_call: float = 0.2
     think_ms: tuple[int, int] = (100, 1500)
+    p_absent: float = 0.0
+    p_restart: float = 0.0
 
 
 RANDOM_LEGAL = Policy()
@@ -118,8 +123,15 @@ class _Player:
                     sink(game.apply_ms(A.Crisp(window), call_at))
                     budget -= 1
                     continue
+            if self.p.p_absent and self.chance(self.p.p_absent):
+                sink(self.toggle_absent(rng.below(r.n)))
+                continue
+            if self.p.p_restart and self.chance(self.p.p_restart):
+                sink(game.restart_clock(to_seconds(r.now)))
+                continue
             deadline = r.deadline
-            if timer and deadline is not None and (at >= deadline or self.chance(self.p.p_timeout)):
+            timeout = timer and self.chance(self.p.p_timeout)
+            if deadline is not None and (at >= deadline or timeout):
                 sink(game.advance_ms(deadline))
                 continue
             sink(game.advance_ms(at))
@@ -128,6 +140,16 @@ class _Player:
             sink(game.apply_ms(self.choose(seat), at))
             budget -= 1
         return budget
+
+    def toggle_absent(self, seat: int) -> list[Out]:
+        game = self.game
+        r = game.round
+        if game.absent[seat]:
+            return game.set_absent(seat, None, to_seconds(r.now))
+        if all(game.absent[s] for s in range(r.n) if s != seat):
+            return []
+        now = r.now
+        return game.set_absent(seat, to_seconds(now + self.rng.below(4000)), to_seconds(now))
 
     def choose(self, seat: int) -> A.Action:
         r = self.game.round
