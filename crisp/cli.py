@@ -1,4 +1,4 @@
-"""The ``crisp`` command: ``replay``, ``simulate`` and ``bench``."""
+"""The ``crisp`` command: ``serve``, ``replay``, ``simulate`` and ``bench``."""
 
 from __future__ import annotations
 
@@ -91,6 +91,22 @@ def _timer(value: str) -> int | None:
     return int(value)
 
 
+def _serve(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from crisp.server.serve import serve
+    from crisp.server.settings import Settings
+
+    given = {k: v for k in ("host", "port", "data_dir", "clock_speed")
+             if (v := getattr(args, k)) is not None}  # fmt: skip
+    try:
+        settings = Settings(**given)
+    except ValidationError as err:
+        print(f"crisp serve: {err}", file=sys.stderr)
+        return 2
+    return serve(settings)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="crisp", description="Crisp, the card game, for phones.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -112,6 +128,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--records", help="write the games' records to this JSON file")
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=_simulate)
+
+    sv = sub.add_parser(
+        "serve", help="run the game server (SQLite in --data-dir, no other service)"
+    )
+    sv.add_argument("--host", help="address to listen on (default 0.0.0.0, env CRISP_HOST)")
+    sv.add_argument("--port", type=int, help="TCP port (default 8000, env CRISP_PORT)")
+    sv.add_argument("--data-dir", help="directory of the SQLite file (default ./crisp-data)")
+    sv.add_argument("--clock-speed", type=float, help="game seconds per real second (tests only)")
+    sv.set_defaults(func=_serve)
 
     bp = sub.add_parser("bench", help="benchmarks that print numbers")
     bsub = bp.add_subparsers(dest="bench", required=True)

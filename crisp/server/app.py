@@ -1,0 +1,194 @@
+"""The web application: ``create_app(settings)``, the HTTP routes and the WebSocket."""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI, HTTPException, Request, WebSocket
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from pydantic import BaseModel, Field
+from starlette.websockets import WebSocketDisconnect
+
+from crisp.server.connection import CLOSE_FORBIDDEN_ORIGIN, CLOSE_NO_ROOM, CLOSE_POLICY, Connection
+from crisp.server.hub import Hub
+from crisp.server.members import normalize_code
+from crisp.server.room import Refused, Room
+from crisp.server.settings import Settings
+
+log = logging.getLogger("crisp.server")
+FLOOD_LIMIT = 200  # messages refused in a row by the rate limit before the connection is closed
+
+
+class JoinRequest(BaseModel):
+    name: str = Field(max_length=200, description="trimmed and capped at 20 characters")
+
+
+class Joined(BaseModel):
+    code: str
+    link: str
+    member: int
+    token: str = Field(description="the secret seat token: keep it, send it in hello")
+    seat: int | None = Field(description="the seat you would have if the game started now")
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    hub = Hub(settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await hub.open()
+        yield
+        await hub.close()
+
+    app = FastAPI(title="Crisp", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.hub = hub
+    app.state.settings = settings
+
+    def find(code: str) -> Room:
+        room = hub.rooms.get(normalize_code(code))
+        if room is None:
+            raise HTTPException(404, "no such room (it may have expired)")
+        return room
+
+    def joined(room: Room, name: str) -> Joined:
+        try:
+            member, token = room.join(name)
+        except ValueError as err:
+            raise HTTPException(422, str(err)) from err
+        except Refused as err:
+            raise HTTPException(409, err.message) from err
+        seat = (
+            room.lobby_seats().index(member.id)
+            if room.phase == "lobby" and member.id in room.lobby_seats()
+            else None
+        )
+        return Joined(
+            code=room.code, link=f"/r/{room.code}", member=member.id, token=token, seat=seat
+        )
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, Any]:
+        return {"ok": True, "rooms": len(hub.rooms)}
+
+    @app.post("/api/rooms", status_code=201)
+    async def create_room(body: JoinRequest) -> Joined:
+        room = hub.create_room()
+        async with room.lock:
+            try:
+                return joined(room, body.name)
+            except HTTPException:
+                hub.rooms.pop(room.code, None)
+                raise
+
+    @app.post("/api/rooms/{code}/join", status_code=201)
+    async def join_room(code: str, body: JoinRequest) -> Joined:
+        room = find(code)
+        async with room.lock:
+            return joined(room, body.name)
+
+    @app.get("/api/rooms/{code}")
+    async def room_summary(code: str) -> dict[str, Any]:
+        room = find(code)
+        msg = room.room_message()
+        return {k: msg[k] for k in ("code", "phase", "options", "members", "game", "record")}
+
+    @app.get("/api/rooms/{code}/record")
+    async def record(code: str) -> Response:
+        room = find(code)
+        if room.last_record is None:
+            raise HTTPException(
+                409, "the record is available once a game is over (it holds the deck order)"
+            )
+        body = json.dumps(room.last_record, ensure_ascii=False, indent=1)
+        name = f"crisp-{room.code}-game{room.game_no}.json"
+        disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
+        return Response(body, media_type="application/json", headers=disposition)
+
+    @app.get("/r/{code}", response_class=HTMLResponse)
+    async def room_page(code: str) -> HTMLResponse:
+        room = hub.rooms.get(normalize_code(code))
+        status = 200 if room is not None else 404
+        return HTMLResponse(
+            room_link_page(normalize_code(code), room is not None), status_code=status
+        )
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+
+    @app.websocket("/ws/{code}")
+    async def websocket(ws: WebSocket, code: str) -> None:
+        if not origin_allowed(ws, settings):
+            await ws.close(CLOSE_FORBIDDEN_ORIGIN)  # before accept: the handshake gets a 403
+            log.info("refused a WebSocket from a foreign origin")
+            return
+        await ws.accept()
+        room = hub.rooms.get(normalize_code(code))
+        if room is None:
+            await ws.send_text('{"type":"error","code":"not_found","message":"no such room"}')
+            await ws.close(CLOSE_NO_ROOM)
+            return
+        conn = Connection(ws, queue_max=settings.send_queue_max, rate=settings.rate_per_s,
+                          burst=settings.rate_burst)  # fmt: skip
+        conn.start()
+        room.conns.add(conn)
+        try:
+            while not conn.closed:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                if not conn.bucket.take():
+                    conn.refused += 1
+                    if conn.refused >= FLOOD_LIMIT:
+                        conn.close(CLOSE_POLICY)
+                    elif conn.refused == 1 or conn.refused % 20 == 0:
+                        room.error(
+                            conn, Refused("rate_limited", "too many messages: slow down"), None
+                        )
+                    continue
+                conn.refused = 0
+                if text is None:
+                    room.error(conn, Refused("bad_message", "send JSON in text frames"), None)
+                    continue
+                await hub.receive(room, conn, text)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            await hub.disconnected(room, conn)
+            if conn.closed and conn.writer is not None:
+                with contextlib.suppress(Exception):
+                    await conn.writer  # flush the last error and close frame
+            await conn.stop()
+
+    return app
+
+
+def origin_allowed(ws: WebSocket, settings: Settings) -> bool:
+    """Browsers send Origin: a page of another site may not play with a visitor's seat token.
+    Clients without an Origin (scripts, bots) are allowed; the token still authorizes."""
+    origin = ws.headers.get("origin")
+    if origin is None:
+        return True
+    if origin in settings.allowed_origins:
+        return True
+    return urlsplit(origin).netloc.lower() == ws.headers.get("host", "").lower()
+
+
+def room_link_page(code: str, exists: bool) -> str:
+    """The room link's page until the phone client lands: the code and how to join."""
+    code = html.escape(code[:12])
+    text = (f"Room <strong>{code}</strong>: open this link on each phone to join."
+            if exists else f"There is no room {code} (it may have expired).")  # fmt: skip
+    return (
+        "<!doctype html><html lang=en><meta charset=utf-8>"
+        '<meta name=viewport content="width=device-width, initial-scale=1">'
+        f"<title>Crisp {code}</title><h1>Crisp</h1><p>{text}</p></html>"
+    )

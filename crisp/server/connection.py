@@ -1,0 +1,99 @@
+"""One WebSocket connection: its own send queue and writer task (a slow phone never stalls its
+room), its identity (member and seat, from the token of its ``hello``), and its rate limit."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+from starlette.websockets import WebSocket
+
+log = logging.getLogger("crisp.server")
+
+# Close codes (RFC 6455 private range 4000-4999, plus the standard ones).
+CLOSE_UNAUTHORIZED = 4401  # a wrong or removed token
+CLOSE_FORBIDDEN_ORIGIN = 4403  # a page of another site tried to connect
+CLOSE_NO_ROOM = 4404  # the room does not exist (or expired)
+CLOSE_TOO_SLOW = 4408  # the send queue overflowed: reconnect and resync
+CLOSE_REMOVED = 4409  # the host removed this member
+CLOSE_POLICY = 1008  # a flood of messages
+CLOSE_TOO_BIG = 1009  # a message over the size cap
+CLOSE_GOING_AWAY = 1001  # the server is shutting down
+
+
+class TokenBucket:
+    """``rate`` messages a second, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.at = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class Connection:
+    def __init__(self, ws: WebSocket, *, queue_max: int, rate: float, burst: int) -> None:
+        self.ws = ws
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.queue_max = queue_max
+        self.bucket = TokenBucket(rate, burst)
+        self.refused = 0  # messages refused by the rate limit in a row
+        self.member: int | None = None  # None: not said hello yet, or a watcher
+        self.greeted = False
+        self.seat: int | None = None  # the seat in the current game, or None (spectator)
+        self.closed = False
+        self.close_code: int | None = None
+        self.writer: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.writer = asyncio.get_running_loop().create_task(self._write())
+
+    def send(self, text: str) -> None:
+        """Queue one message; never waits. A phone that stops reading is cut off."""
+        if self.closed:
+            return
+        if self.queue.qsize() >= self.queue_max:
+            log.info("closing a connection that stopped reading (%d queued)", self.queue.qsize())
+            self.close(CLOSE_TOO_SLOW)
+            return
+        self.queue.put_nowait(text)
+
+    def close(self, code: int) -> None:
+        """Send what is queued, then close with ``code``."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code = code
+        self.queue.put_nowait(None)
+
+    async def _write(self) -> None:
+        ws = self.ws
+        try:
+            while True:
+                text = await self.queue.get()
+                if text is None:
+                    break
+                await ws.send_text(text)
+        except Exception:  # the peer went away; the reader notices too
+            self.closed = True
+            return
+        with contextlib.suppress(Exception):
+            await ws.close(self.close_code or 1000)
+
+    async def stop(self) -> None:
+        self.closed = True
+        if self.writer is not None and not self.writer.done():
+            self.writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.writer

@@ -1,0 +1,63 @@
+"""Room codes, seat tokens and player names."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import unicodedata
+from dataclasses import dataclass
+
+# Letters only (no keyboard switching on a phone), none that look or sound alike:
+# no B/D/E/G/P/T/V (rhyme aloud), no I/L/O (look like 1/0), no S/Z (look like 5/2), no U.
+CODE_ALPHABET = "ACFHJKMNQRWXY"
+CODE_LENGTH = 5  # 13**5 = 371,293 codes
+NAME_MAX = 20
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalize_code(code: str) -> str:
+    """What a person typed, as a code: case and spaces do not matter."""
+    return "".join(code.split()).upper()
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def token_hash(token: str) -> str:
+    """Only this is stored: a copy of the database does not let anyone take a seat."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def clean_name(raw: str) -> str:
+    """Trimmed, inner spaces collapsed, control and format characters removed, at most
+    ``NAME_MAX`` characters. Raise ValueError if nothing is left. Shown as text, never HTML."""
+    kept = "".join(
+        " " if ch.isspace() else ch
+        for ch in unicodedata.normalize("NFC", raw)
+        if ch.isspace() or unicodedata.category(ch)[0] != "C"
+    )
+    name = " ".join(kept.split())[:NAME_MAX].strip()
+    if not name:
+        raise ValueError("a name needs at least one visible character")
+    return name
+
+
+@dataclass
+class Member:
+    id: int
+    name: str
+    token_hash: str
+    joined: float  # epoch seconds
+
+    def to_json(self) -> dict[str, object]:
+        return {"id": self.id, "name": self.name, "token_hash": self.token_hash,
+                "joined": self.joined}  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Member:
+        return cls(int(data["id"]), str(data["name"]), str(data["token_hash"]),  # type: ignore[call-overload]
+                   float(data["joined"]))  # type: ignore[arg-type]  # fmt: skip

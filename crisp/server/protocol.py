@@ -1,0 +1,220 @@
+"""The WebSocket protocol: a pydantic model for every message, both ways.
+
+``docs/protocol.md`` is generated from these models (``python -m crisp.server.protocol_doc``) and a
+test keeps it current. Every message is one JSON object in one text frame, with a ``type``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+Slot = Literal["left", "middle", "right"]
+Card = Annotated[str, Field(pattern=r"^[A2-9TJQK][SHDC]$", description="a card code, e.g. 7H")]
+Seat = Annotated[int, Field(ge=0, le=7)]
+
+
+class _Msg(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- client to server -------------------------------------------------------------------------
+
+
+class Hello(_Msg):
+    """The first message of every connection. With the seat token from joining, the connection
+    acts for that member (and its seat); without one it only watches, as a spectator."""
+
+    type: Literal["hello"]
+    token: str | None = Field(None, max_length=128)
+
+
+class Act(_Msg):
+    """A game action for the connection's own seat (the seat comes from the token, never from
+    the message). ``v`` is the latest version the client has seen: an action decided on an older
+    state of the seat's own turn is refused as ``stale``, so a double tap applies once."""
+
+    type: Literal["act"]
+    v: int = Field(ge=0)
+    do: Literal[
+        "ready", "draw", "swap", "discard", "jack", "queen", "king", "take_discard", "crisp"
+    ]
+    slot: Slot | None = Field(None, description="swap, queen, take_discard: your slot")
+    target: Seat | None = Field(None, description="queen: the other seat")
+    target_slot: Slot | None = Field(None, description="queen: the other seat's slot")
+
+
+class SetOptions(_Msg):
+    """Host, in the lobby: the three options of RULES.md §6."""
+
+    type: Literal["options"]
+    limit: Literal[50, 100, 150]
+    timer: Literal[30, 45, 60] | None
+    take_discard: bool
+
+
+class Start(_Msg):
+    """Host, in the lobby, with 2 to 8 members seated: deal the first round."""
+
+    type: Literal["start"]
+
+
+class Kick(_Msg):
+    """Host, in the lobby: remove a member (their token stops working)."""
+
+    type: Literal["kick"]
+    member: int
+
+
+class PassHost(_Msg):
+    """Host: make another member the host."""
+
+    type: Literal["host"]
+    member: int
+
+
+class Leave(_Msg):
+    """In the lobby: leave the room (a host leaving passes the role to the next member)."""
+
+    type: Literal["leave"]
+
+
+class Continue(_Msg):
+    """Between rounds: this seat is done looking at the reveal. The next deal comes when every
+    connected seat has continued, or when the time between rounds has passed."""
+
+    type: Literal["continue"]
+
+
+class Rematch(_Msg):
+    """Host, after the game: back to the lobby with the same room; spectators get seats."""
+
+    type: Literal["rematch"]
+
+
+class Grace(_Msg):
+    """Host, during a game with no per-draw time: give a disconnected seat a grace period, after
+    which its draws time out (R-TIMEOUT) until it comes back."""
+
+    type: Literal["grace"]
+    seat: Seat
+    seconds: float | None = Field(None, ge=1, le=600, description="default: the server's setting")
+
+
+class Sync(_Msg):
+    """Ask for the full current state again (e.g. when the page becomes visible)."""
+
+    type: Literal["sync"]
+
+
+class Ping(_Msg):
+    """Keep-alive and latency probe; answered by ``pong`` with the same ``n``."""
+
+    type: Literal["ping"]
+    n: int | None = None
+
+
+ClientMessage = Annotated[
+    Hello
+    | Act
+    | SetOptions
+    | Start
+    | Kick
+    | PassHost
+    | Leave
+    | Continue
+    | Rematch
+    | Grace
+    | Sync
+    | Ping,
+    Field(discriminator="type"),
+]
+CLIENT = TypeAdapter(ClientMessage)
+CLIENT_TYPES = (Hello, Act, SetOptions, Start, Kick, PassHost, Leave, Continue, Rematch, Grace,
+                Sync, Ping)  # fmt: skip
+
+
+# -- server to client: the room -----------------------------------------------------------------
+
+
+class Member(_Msg):
+    id: int = Field(description="the member's number in this room (not a secret)")
+    name: str
+    seat: Seat | None = Field(description="seat in the current game, or null (spectator)")
+    host: bool
+    connected: bool
+    absent: bool = Field(description="a seat whose draws time out (the host's grace)")
+
+
+class Options(_Msg):
+    limit: Literal[50, 100, 150]
+    timer: Literal[30, 45, 60] | None
+    take_discard: bool
+
+
+class Between(_Msg):
+    waiting: list[Seat] = Field(description="connected seats that have not continued yet")
+    deal_in: float = Field(description="seconds (real time) until the next deal at the latest")
+
+
+class Room(_Msg):
+    """The room: sent to everyone on every change of members, presence, options or phase."""
+
+    type: Literal["room"]
+    v: int
+    code: str
+    phase: Literal["lobby", "playing", "between", "over"]
+    options: Options
+    members: list[Member]
+    game: int = Field(description="how many games this room has started")
+    between: Between | None = None
+    record: bool = Field(description="a finished game's record can be downloaded")
+
+
+class You(_Msg):
+    member: int | None = Field(description="your member id, or null for a watcher")
+    seat: Seat | None
+    host: bool
+    name: str | None
+
+
+class Welcome(_Msg):
+    """The answer to ``hello``: who you are, then a ``room`` and a ``state`` follow."""
+
+    type: Literal["welcome"]
+    you: You
+    clock_speed: float = Field(description="game seconds per real second (1 except in tests)")
+
+
+class State(_Msg):
+    """A full snapshot: the engine's view for your seat (docs/engine.md), with only what you may
+    see now. Sent after ``welcome``, on ``sync``, and at each new game."""
+
+    type: Literal["state"]
+    v: int
+    now: float | None = Field(description="the game time (seconds since the deal) right now")
+    view: dict[str, Any] | None = Field(description="null before the first deal")
+    you: You
+
+
+class Error(_Msg):
+    """A refused message. Nothing changed. ``rule`` names the rule for an illegal action."""
+
+    type: Literal["error"]
+    code: Literal[
+        "bad_json", "bad_message", "unknown_type", "too_large", "rate_limited", "unauthorized",
+        "forbidden", "not_found", "bad_phase", "illegal", "stale", "bad_version",
+    ]  # fmt: skip
+    message: str
+    rule: str | None = None
+    about: str | None = Field(None, description="the type of the refused message")
+    v: int | None = Field(None, description="the current version")
+
+
+class Pong(_Msg):
+    type: Literal["pong"]
+    n: int | None = None
+
+
+SERVER_TYPES: tuple[type[BaseModel], ...] = (Welcome, Room, State, Error, Pong)

@@ -1,0 +1,402 @@
+"""A room: its members, host and options, its game, and who is connected.
+
+Every change is made by one synchronous call under the room's lock (so actions apply one at a
+time, in order), stored before anything is sent, then pushed to each connection's own queue:
+each seat gets its own messages from the engine, spectators the public ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from crisp.engine import IllegalAction, Options, Out, actions
+from crisp.engine.messages import encode
+from crisp.server.connection import CLOSE_REMOVED, Connection
+from crisp.server.members import Member, clean_name, new_token, token_hash
+from crisp.server.settings import Settings
+from crisp.server.store import Store
+from crisp.server.table import LogEntry, Table
+
+log = logging.getLogger("crisp.server")
+
+MAX_SEATS = 8
+
+
+class Refused(Exception):
+    """A message refused with an ``error``: nothing changed."""
+
+    def __init__(self, code: str, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.rule = rule
+
+
+class Room:
+    def __init__(self, code: str, settings: Settings, store: Store, created: float) -> None:
+        self.code = code
+        self.settings = settings
+        self.store = store
+        self.created = created
+        self.updated = created
+        self.members: dict[int, Member] = {}  # in join order
+        self.next_member = 1
+        self.host: int | None = None
+        self.options = Options()
+        self.phase = "lobby"  # lobby, playing, between, over
+        self.game_no = 0
+        self.seats: list[int] = []  # member ids in seat order, in the current game
+        self.table: Table | None = None
+        self.version = 0
+        self.floors: list[int] = []  # per seat: an action with an older version is stale
+        self.log_seq = 0
+        self.last_record: dict[str, Any] | None = None  # the last finished game's record
+        self.lock = asyncio.Lock()
+        self.conns: set[Connection] = set()
+        self.timer: asyncio.TimerHandle | None = None
+        self.continued: set[int] = set()  # seats done with the reveal
+        self.between_until = 0.0  # loop time of the next deal at the latest
+        self.on_change: Callable[[Room], None] | None = None  # the hub reschedules
+
+    # -- state and storage --------------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "created": self.created,
+            "members": [m.to_json() for m in self.members.values()],
+            "next_member": self.next_member,
+            "host": self.host,
+            "options": self.options.to_record(),
+            "phase": self.phase,
+            "game_no": self.game_no,
+            "seats": self.seats,
+            "version": self.version,
+        }
+
+    def commit(self, entries: list[LogEntry], state: bool = True) -> int:
+        """Store a change (new log entries, the room state) and give it a new version."""
+        self.version += 1
+        self.updated = time.time()
+        numbered = []
+        for entry in entries:
+            numbered.append((self.log_seq, entry))
+            self.log_seq += 1
+        self.store.write(self.code, self.state() if state else None, numbered, self.updated)
+        return self.version
+
+    # -- members ------------------------------------------------------------------------------
+
+    def join(self, raw_name: str) -> tuple[Member, str]:
+        """A new member (a seat in the lobby, or a spectator seated at the next game)."""
+        name = clean_name(raw_name)
+        if any(m.name.casefold() == name.casefold() for m in self.members.values()):
+            raise Refused("bad_message", f"the name {name!r} is taken in this room")
+        token = new_token()
+        member = Member(self.next_member, name, token_hash(token), time.time())
+        self.next_member += 1
+        self.members[member.id] = member
+        if self.host is None:
+            self.host = member.id
+        self.commit([])
+        log.info("room %s: member %d joined", self.code, member.id)
+        self.send_room()
+        return member, token
+
+    def member_of(self, token: str) -> Member | None:
+        digest = token_hash(token)
+        for member in self.members.values():
+            if member.token_hash == digest:
+                return member
+        return None
+
+    def seat_of(self, member_id: int | None) -> int | None:
+        if member_id is None or self.phase == "lobby":
+            return None
+        try:
+            return self.seats.index(member_id)
+        except ValueError:
+            return None
+
+    def connected(self, member_id: int) -> bool:
+        return any(c.member == member_id and not c.closed for c in self.conns)
+
+    def lobby_seats(self) -> list[int]:
+        """Who would be seated if the game started now: the first eight members."""
+        return list(self.members)[:MAX_SEATS]
+
+    # -- outbound -----------------------------------------------------------------------------
+
+    def room_message(self) -> dict[str, Any]:
+        seats = self.seats if self.phase != "lobby" else self.lobby_seats()
+        absent = self.table.game.absent if self.table is not None else []
+        members = []
+        for m in self.members.values():
+            seat = seats.index(m.id) if m.id in seats else None
+            members.append({
+                "id": m.id, "name": m.name, "seat": seat, "host": m.id == self.host,
+                "connected": self.connected(m.id),
+                "absent": bool(seat is not None and seat < len(absent) and absent[seat]
+                               and self.phase in ("playing", "between")),
+            })  # fmt: skip
+        msg: dict[str, Any] = {
+            "type": "room", "v": self.version, "code": self.code, "phase": self.phase,
+            "options": self.options.to_record(), "members": members, "game": self.game_no,
+            "between": None, "record": self.last_record is not None,
+        }  # fmt: skip
+        if self.phase == "between":
+            loop_now = asyncio.get_running_loop().time()
+            msg["between"] = {
+                "waiting": self.waiting(),
+                "deal_in": round(max(0.0, self.between_until - loop_now), 3),
+            }
+        return msg
+
+    def send_room(self) -> None:
+        text = encode(self.room_message())
+        for conn in self.conns:
+            if conn.greeted:
+                conn.send(text)
+
+    def you(self, conn: Connection) -> dict[str, Any]:
+        member = self.members.get(conn.member) if conn.member is not None else None
+        return {
+            "member": conn.member,
+            "seat": conn.seat,
+            "host": conn.member is not None and conn.member == self.host,
+            "name": member.name if member else None,
+        }
+
+    def state_message(self, conn: Connection) -> dict[str, Any]:
+        table = self.table
+        view = now = None
+        if table is not None and table.game.rounds:
+            view = table.game.view(conn.seat)
+            now = table.now(asyncio.get_running_loop().time())
+        return {"type": "state", "v": self.version, "now": now, "view": view,
+                "you": self.you(conn)}  # fmt: skip
+
+    def send_state(self, conn: Connection) -> None:
+        conn.send(encode(self.state_message(conn)))
+
+    def broadcast(self, outs: list[Out], v: int) -> None:
+        """The engine's messages, each encoded once, to every connection entitled to it."""
+        conns = [c for c in self.conns if c.greeted]
+        for out in outs:
+            text = encode({**out.msg, "v": v})
+            for conn in conns:
+                if out.for_seat(conn.seat):
+                    conn.send(text)
+
+    def error(self, conn: Connection, err: Refused, about: str | None) -> None:
+        msg = {"type": "error", "code": err.code, "message": err.message, "rule": err.rule,
+               "about": about, "v": self.version}  # fmt: skip
+        conn.send(encode({k: v for k, v in msg.items() if v is not None}))
+
+    # -- the game -----------------------------------------------------------------------------
+
+    def loop_time(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    def game_now(self) -> float:
+        assert self.table is not None
+        return self.table.now(self.loop_time())
+
+    def _seat_floors(self, outs: list[Out], v: int) -> None:
+        for out in outs:
+            if out.msg["type"] == "turn":
+                self.floors[out.msg["seat"]] = v
+            elif out.msg["type"] == "round":
+                self.floors = [v] * len(self.floors)
+
+    def apply(self, outs: list[Out], entries: list[LogEntry]) -> None:
+        """Store a change of the game, then send it; then the round's end, if it ended."""
+        if not entries:
+            return
+        v = self.commit(entries, state=False)
+        self._seat_floors(outs, v)
+        self.broadcast(outs, v)
+        self._after_change()
+
+    def _after_change(self) -> None:
+        table = self.table
+        if table is None or self.phase != "playing":
+            return
+        game = table.game
+        if not game.rounds or not game.round.over:
+            return
+        if game.over:
+            self.phase = "over"
+            self.last_record = game.record()
+            log.info("room %s: game %d over", self.code, self.game_no)
+        else:
+            self.phase = "between"
+            self.continued = set()
+            self.between_until = self.loop_time() + self.settings.between_rounds_s / table.speed
+        self.commit([])
+        self.send_room()
+
+    def advance(self) -> None:
+        """Apply the deadlines that are due (the room's timer calls this)."""
+        if self.table is None:
+            return
+        if self.phase == "playing":
+            outs, entry = self.table.advance(self.game_now())
+            self.apply(outs, [entry] if entry else [])
+        elif self.phase == "between" and self.loop_time() >= self.between_until:
+            self.deal()
+
+    def next_wakeup(self) -> float | None:
+        """The loop time at which ``advance`` has something to do."""
+        if self.table is None:
+            return None
+        if self.phase == "between":
+            return self.between_until
+        if self.phase != "playing":
+            return None
+        nd = self.table.game.next_deadline()
+        return None if nd is None else self.table.loop_time_of(nd)
+
+    def start(self) -> None:
+        seats = self.lobby_seats()
+        if len(seats) < 2:
+            raise Refused("bad_phase", "a game needs at least 2 players (R-PLAYERS)")
+        self.game_no += 1
+        self.seats = seats
+        names = [self.members[m].name for m in seats]
+        table, head = Table.new(names, self.options, self.game_no, self.settings.fixed_seed)
+        self.table = table
+        self.floors = [0] * len(seats)
+        self.phase = "playing"
+        for conn in self.conns:
+            conn.seat = self.seat_of(conn.member)
+        self.commit([head])
+        log.info("room %s: game %d started with %d players", self.code, self.game_no, len(seats))
+        self.deal(first=True)
+
+    def deal(self, first: bool = False) -> None:
+        table = self.table
+        assert table is not None
+        table.set_clock(self.loop_time(), 0.0, self.settings.clock_speed)
+        outs, entry = table.deal()
+        self.phase = "playing"
+        v = self.commit([entry])
+        self.floors = [v] * len(self.seats)
+        self.send_room()
+        if first:
+            for conn in self.conns:
+                if conn.greeted:
+                    self.send_state(conn)
+        self.broadcast(outs, v)
+
+    def act(self, conn: Connection, msg: Any) -> None:
+        seat = conn.seat
+        if conn.member is None or seat is None:
+            raise Refused("forbidden", "only a seated player can play")
+        if self.phase != "playing" or self.table is None:
+            raise Refused("bad_phase", "no round is being played")
+        if msg.v > self.version:
+            raise Refused("bad_version", f"version {msg.v} does not exist yet (now {self.version})")
+        if msg.v < self.floors[seat]:
+            raise Refused("stale", "the game moved on since that version: look again")
+        fields = {"seat": seat, "do": msg.do}
+        for name in ("slot", "target", "target_slot"):
+            value = getattr(msg, name)
+            if value is not None:
+                fields[name] = value
+        try:
+            action = actions.from_record(fields)
+        except ValueError as err:
+            raise Refused("bad_message", str(err)) from err
+        t = self.game_now()
+        outs, entry = self.table.advance(t)  # deadlines first, as time passed anyway
+        self.apply(outs, [entry] if entry else [])
+        if self.phase != "playing":
+            raise Refused("illegal", "the round is over", "R-FINAL-TURNS")
+        try:
+            outs, entry = self.table.act(action, t)
+        except IllegalAction as err:
+            raise Refused("illegal", err.message, err.rule) from err
+        v = self.commit([entry], state=False)
+        self.floors[seat] = v
+        self._seat_floors(outs, v)
+        self.broadcast(outs, v)
+        self._after_change()
+
+    def waiting(self) -> list[int]:
+        """Connected seats that have not continued past the reveal."""
+        return [
+            s for s, m in enumerate(self.seats) if self.connected(m) and s not in self.continued
+        ]
+
+    def go_on(self, conn: Connection) -> None:
+        if self.phase != "between":
+            raise Refused("bad_phase", "there is no reveal to go on from")
+        if conn.seat is None:
+            raise Refused("forbidden", "only a seated player can go on")
+        self.continued.add(conn.seat)
+        self.check_between()
+
+    def check_between(self) -> None:
+        if self.phase == "between" and not self.waiting():
+            self.deal()
+        elif self.phase == "between":
+            self.send_room()
+
+    def set_absent(self, seat: int, until: float | None) -> None:
+        assert self.table is not None
+        t = self.game_now()
+        outs, entry = self.table.advance(t)
+        self.apply(outs, [entry] if entry else [])
+        if self.table.game.over:
+            return
+        try:
+            outs, entry = self.table.set_absent(seat, until, t)
+        except ValueError as err:
+            raise Refused("bad_phase", str(err)) from err
+        v = self.commit([entry])
+        self._seat_floors(outs, v)
+        self.broadcast(outs, v)
+        self.send_room()
+        self._after_change()
+
+    # -- lobby --------------------------------------------------------------------------------
+
+    def set_options(self, options: Options) -> None:
+        self.options = options
+        self.commit([])
+        self.send_room()
+
+    def remove(self, member_id: int) -> None:
+        member = self.members.pop(member_id)
+        if self.host == member_id:
+            self.host = next(iter(self.members), None)
+        self.commit([])
+        log.info("room %s: member %d removed", self.code, member.id)
+        for conn in list(self.conns):
+            if conn.member == member_id:
+                self.error(conn, Refused("unauthorized", "you were removed from the room"), None)
+                conn.close(CLOSE_REMOVED)
+        self.send_room()
+
+    def pass_host(self, member_id: int) -> None:
+        self.host = member_id
+        self.commit([])
+        self.send_room()
+
+    def rematch(self) -> None:
+        self.phase = "lobby"
+        self.seats = []
+        self.table = None
+        self.floors = []
+        for conn in self.conns:
+            conn.seat = None
+        self.commit([])
+        self.send_room()
+        for conn in self.conns:
+            if conn.greeted:
+                self.send_state(conn)

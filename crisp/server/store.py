@@ -1,0 +1,96 @@
+"""Persistence: one SQLite file. A room is a row (its lobby state) and a log of entries (the
+inputs of its games, from which the engine rebuilds them and their records).
+
+Every change is written (committed) before the messages it produced are sent, so a server killed
+with SIGKILL comes back exactly where its players last saw it. WAL with ``synchronous=NORMAL``:
+a commit survives the process being killed (not a power cut), at a few tens of microseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS rooms (
+    code TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS log (
+    code TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    entry TEXT NOT NULL,
+    PRIMARY KEY (code, seq)
+) WITHOUT ROWID;
+"""
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+class Store:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def write(
+        self,
+        code: str,
+        state: dict[str, Any] | None,
+        entries: Iterable[tuple[int, dict[str, Any]]],
+        updated: float,
+    ) -> None:
+        """In one transaction: the room's state (if given) and new log entries ``(seq, entry)``."""
+        db = self.db
+        db.execute("BEGIN")
+        try:
+            if state is not None:
+                db.execute(
+                    "INSERT INTO rooms (code, state, updated) VALUES (?, ?, ?) "
+                    "ON CONFLICT(code) DO UPDATE SET state = excluded.state, "
+                    "updated = excluded.updated",
+                    (code, _dumps(state), updated),
+                )
+            else:
+                db.execute("UPDATE rooms SET updated = ? WHERE code = ?", (updated, code))
+            db.executemany(
+                "INSERT INTO log (code, seq, entry) VALUES (?, ?, ?)",
+                [(code, seq, _dumps(entry)) for seq, entry in entries],
+            )
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def rooms(self) -> list[tuple[str, dict[str, Any], float, list[dict[str, Any]]]]:
+        """Every room: code, state, last update (epoch seconds) and its log in order."""
+        logs: dict[str, list[dict[str, Any]]] = {}
+        for code, entry in self.db.execute("SELECT code, entry FROM log ORDER BY code, seq"):
+            logs.setdefault(code, []).append(json.loads(entry))
+        return [
+            (code, json.loads(state), updated, logs.get(code, []))
+            for code, state, updated in self.db.execute("SELECT code, state, updated FROM rooms")
+        ]
+
+    def delete(self, code: str) -> None:
+        db = self.db
+        db.execute("BEGIN")
+        db.execute("DELETE FROM rooms WHERE code = ?", (code,))
+        db.execute("DELETE FROM log WHERE code = ?", (code,))
+        db.execute("COMMIT")
+
+    def exists(self, code: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM rooms WHERE code = ?", (code,)).fetchone()
+        return row is not None
