@@ -85,6 +85,12 @@ def _bench(args: argparse.Namespace) -> int:
     return engine_bench.main(players, args.runs, args.seconds, args.seed, args.json)
 
 
+def _bench_server(args: argparse.Namespace) -> int:
+    from crisp.bench import server_bench
+
+    return server_bench.main(args.actions, args.rooms, args.clock_speed, args.json)
+
+
 def _timer(value: str) -> int | None:
     if value in ("none", "null", "0"):
         return None
@@ -147,6 +153,12 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--seed", type=int, default=1)
     be.add_argument("--json", action="store_true")
     be.set_defaults(func=_bench)
+    bs = bsub.add_parser("server", help="action-to-last-seat latency (8 players), memory per room")
+    bs.add_argument("--actions", type=int, default=400)
+    bs.add_argument("--rooms", type=int, default=200)
+    bs.add_argument("--clock-speed", type=float, default=100.0)
+    bs.add_argument("--json", action="store_true")
+    bs.set_defaults(func=_bench_server)
     return parser
 
 

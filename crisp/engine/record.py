@@ -134,17 +134,20 @@ def _check_round(rnd: Any, ri: int, n: int, seed: int | None) -> None:
         end = _number(rnd["end"], f"{where}.end")
         if to_ms(end) < to_ms(last):
             raise RecordError(f"{where}.end is before the round's last action")
-    _check_clock(rnd.get("clock", []), where, len(acts), n)
+    times = [to_ms(act["t"]) for act in acts]
+    _check_clock(rnd.get("clock", []), where, times, n)
     unknown = set(rnd) - {"dealer", "deck", "actions", "end", "clock"}
     if unknown:
         raise RecordError(f"{where}: unknown field {sorted(unknown)[0]!r}")
 
 
-def _check_clock(entries: Any, where: str, count: int, n: int) -> None:
+def _check_clock(entries: Any, where: str, times: list[Any], n: int) -> None:
     """A round's optional ``clock`` list: absent seats and restarts (docs/engine.md)."""
     if not isinstance(entries, list):
         raise RecordError(f"{where}.clock must be a list")
+    count = len(times)
     last = 0
+    last_t: Any = 0
     for ci, entry in enumerate(entries):
         here = f"{where}.clock[{ci}]"
         if not isinstance(entry, dict):
@@ -153,7 +156,12 @@ def _check_clock(entries: Any, where: str, count: int, n: int) -> None:
         if isinstance(after, bool) or not isinstance(after, int) or not last <= after <= count:
             raise RecordError(f"{here}.after must be an action count from {last} to {count}")
         last = after
-        _number(entry.get("t"), here)
+        t = to_ms(_number(entry.get("t"), here))
+        if t < last_t or (after > 0 and t < times[after - 1]):
+            raise RecordError(f"{here}.t is before the action or entry it follows")
+        if after < count and t > times[after]:
+            raise RecordError(f"{here}.t is after the action it comes before")
+        last_t = t
         do = entry.get("do")
         if do == "restart":
             allowed = {"after", "t", "do"}
@@ -162,7 +170,9 @@ def _check_clock(entries: Any, where: str, count: int, n: int) -> None:
             seat = entry.get("seat")
             if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
                 raise RecordError(f"{here}.seat must be a seat from 0 to {n - 1}")
-            if entry.get("until") is not None:
+            if "until" not in entry:
+                raise RecordError(f"{here}: 'absent' needs 'until' (a time, or null for a return)")
+            if entry["until"] is not None:
                 _number(entry["until"], f"{here}.until")
         else:
             raise RecordError(f"{here}.do must be 'restart' or 'absent', not {do!r}")

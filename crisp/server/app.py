@@ -111,6 +111,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
         return Response(body, media_type="application/json", headers=disposition)
 
+    @app.get("/", response_class=HTMLResponse)
+    async def home() -> HTMLResponse:
+        return HTMLResponse(home_page())
+
     @app.get("/r/{code}", response_class=HTMLResponse)
     async def room_page(code: str) -> HTMLResponse:
         room = hub.rooms.get(normalize_code(code))
@@ -180,6 +184,16 @@ def origin_allowed(ws: WebSocket, settings: Settings) -> bool:
     if origin in settings.allowed_origins:
         return True
     return urlsplit(origin).netloc.lower() == ws.headers.get("host", "").lower()
+
+
+def home_page() -> str:
+    """The server's front page until the phone client lands."""
+    return (
+        "<!doctype html><html lang=en><meta charset=utf-8>"
+        '<meta name=viewport content="width=device-width, initial-scale=1">'
+        "<title>Crisp</title><h1>Crisp</h1><p>This Crisp server is running. Rooms are created "
+        "with <code>POST /api/rooms</code>; the protocol is in docs/protocol.md.</p></html>"
+    )
 
 
 def room_link_page(code: str, exists: bool) -> str:

@@ -65,7 +65,7 @@ class Connection:
             return
         if self.queue.qsize() >= self.queue_max:
             log.info("closing a connection that stopped reading (%d queued)", self.queue.qsize())
-            self.close(CLOSE_TOO_SLOW)
+            self.abort(CLOSE_TOO_SLOW)
             return
         self.queue.put_nowait(text)
 
@@ -76,6 +76,18 @@ class Connection:
         self.closed = True
         self.close_code = code
         self.queue.put_nowait(None)
+
+    def abort(self, code: int) -> None:
+        """Close now, dropping what is queued (the writer may be stuck on a full socket)."""
+        self.closed = True
+        self.close_code = code
+        if self.writer is not None:
+            self.writer.cancel()
+        asyncio.get_running_loop().create_task(self._close_now(code))
+
+    async def _close_now(self, code: int) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.ws.close(code), 5)
 
     async def _write(self) -> None:
         ws = self.ws

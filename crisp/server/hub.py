@@ -97,9 +97,7 @@ class Hub:
             room.floors = [room.version] * len(room.seats)
             table.set_clock(loop_time, table.last_time(), self.settings.clock_speed)
             if room.phase == "playing":
-                outs, entry = table.restart_clock(table.last_time())
-                if outs:
-                    room.commit([entry], state=False)
+                room.paused_at = table.last_time()  # until a seat is back: Room.resume
             elif room.phase == "between":
                 room.between_until = loop_time + self.settings.between_rounds_s / table.speed
         room.on_change = self.schedule
@@ -172,6 +170,9 @@ class Hub:
                 self.schedule(room)
         except Refused as err:
             room.error(conn, err, about)
+        except Exception:  # a bug: say so, keep the room and the connection going
+            log.exception("room %s: internal error on a %s message", room.code, about)
+            room.error(conn, Refused("internal", "the server failed on this message"), about)
 
     def _parse(self, conn: Connection, text: str) -> Any:
         if len(text.encode()) > self.settings.max_message_bytes:
@@ -215,7 +216,7 @@ class Hub:
                     "bad_phase", "you can leave in the lobby only; your seat waits for you"
                 )
             assert conn.member is not None
-            room.remove(conn.member)
+            room.remove(conn.member, kicked=False)
         else:
             self._host_only(room, conn, msg)
 
@@ -296,12 +297,19 @@ class Hub:
         if member is not None:
             log.info("room %s: member %d connected", room.code, member.id)
         seat = conn.seat
-        if seat is not None and room.table is not None and room.table.game.absent[seat]:
-            room.set_absent(seat, None)  # back: its draws no longer time out
+        if seat is not None and room.table is not None:
+            room.resume()
+            if room.table.game.absent[seat] and not room.table.game.over:
+                room.set_absent(seat, None)  # back: its draws no longer time out
 
     async def disconnected(self, room: Room, conn: Connection) -> None:
         async with room.lock:
             room.conns.discard(conn)
             if conn.member is not None and room.members.get(conn.member) is not None:
-                room.check_between() if room.phase == "between" else room.send_room()
+                if room.phase == "between":
+                    room.check_between()
+                else:
+                    room.send_room()
+                if not room.seated_connected():
+                    room.pause()
                 self.schedule(room)

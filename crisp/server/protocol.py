@@ -16,7 +16,7 @@ Seat = Annotated[int, Field(ge=0, le=7)]
 
 
 class _Msg(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 # -- client to server -------------------------------------------------------------------------
@@ -204,7 +204,7 @@ class Error(_Msg):
     type: Literal["error"]
     code: Literal[
         "bad_json", "bad_message", "unknown_type", "too_large", "rate_limited", "unauthorized",
-        "forbidden", "not_found", "bad_phase", "illegal", "stale", "bad_version",
+        "forbidden", "not_found", "bad_phase", "illegal", "stale", "bad_version", "internal",
     ]  # fmt: skip
     message: str
     rule: str | None = None
@@ -212,9 +212,16 @@ class Error(_Msg):
     v: int | None = Field(None, description="the current version")
 
 
+class Left(_Msg):
+    """The answer to ``leave``: you left the room; the connection closes (4409)."""
+
+    type: Literal["left"]
+    code: str
+
+
 class Pong(_Msg):
     type: Literal["pong"]
     n: int | None = None
 
 
-SERVER_TYPES: tuple[type[BaseModel], ...] = (Welcome, Room, State, Error, Pong)
+SERVER_TYPES: tuple[type[BaseModel], ...] = (Welcome, Room, State, Error, Left, Pong)

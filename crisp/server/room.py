@@ -60,6 +60,9 @@ class Room:
         self.timer: asyncio.TimerHandle | None = None
         self.continued: set[int] = set()  # seats done with the reveal
         self.between_until = 0.0  # loop time of the next deal at the latest
+        # With no seated player connected (everyone left, or the server just restarted), the
+        # game clock stops at this game time; the first seat back resumes it (R-TIMER in full).
+        self.paused_at: float | None = None
         self.on_change: Callable[[Room], None] | None = None  # the hub reschedules
 
     # -- state and storage --------------------------------------------------------------------
@@ -176,7 +179,7 @@ class Room:
         view = now = None
         if table is not None and table.game.rounds:
             view = table.game.view(conn.seat)
-            now = table.now(asyncio.get_running_loop().time())
+            now = self.game_now()
         return {"type": "state", "v": self.version, "now": now, "view": view,
                 "you": self.you(conn)}  # fmt: skip
 
@@ -204,7 +207,36 @@ class Room:
 
     def game_now(self) -> float:
         assert self.table is not None
+        if self.paused_at is not None:
+            return self.paused_at
         return self.table.now(self.loop_time())
+
+    def seated_connected(self) -> bool:
+        return any(self.connected(m) for m in self.seats)
+
+    def pause(self) -> None:
+        """Stop the game clock: no one seated is here to play (the downtime of a restart is the
+        same). Deadlines due until now apply first."""
+        if self.phase != "playing" or self.table is None or self.paused_at is not None:
+            return
+        t = self.game_now()
+        outs, entry = self.table.advance(t)
+        self.apply(outs, [entry] if entry else [])
+        if self.phase == "playing":
+            self.paused_at = t
+            log.info("room %s: paused, no player connected", self.code)
+
+    def resume(self) -> None:
+        """A seat is back: the game clock runs again from where it stopped, and the current
+        draw's time restarts in full (no one is timed out by a pause or a restart)."""
+        if self.paused_at is None or self.table is None:
+            return
+        t, self.paused_at = self.paused_at, None
+        self.table.set_clock(self.loop_time(), t, self.settings.clock_speed)
+        outs, entry = self.table.restart_clock(t)
+        if outs:
+            v = self.commit([entry], state=False)
+            self.broadcast(outs, v)
 
     def _seat_floors(self, outs: list[Out], v: int) -> None:
         for out in outs:
@@ -256,7 +288,7 @@ class Room:
             return None
         if self.phase == "between":
             return self.between_until
-        if self.phase != "playing":
+        if self.phase != "playing" or self.paused_at is not None:
             return None
         nd = self.table.game.next_deadline()
         return None if nd is None else self.table.loop_time_of(nd)
@@ -286,19 +318,20 @@ class Room:
         self.phase = "playing"
         v = self.commit([entry])
         self.floors = [v] * len(self.seats)
+        self.paused_at = None if self.seated_connected() else 0.0
         self.send_room()
-        if first:
+        self.broadcast(outs, v)
+        if first:  # a state reflects every engine message of its version or before
             for conn in self.conns:
                 if conn.greeted:
                     self.send_state(conn)
-        self.broadcast(outs, v)
 
     def act(self, conn: Connection, msg: Any) -> None:
         seat = conn.seat
-        if conn.member is None or seat is None:
-            raise Refused("forbidden", "only a seated player can play")
         if self.phase != "playing" or self.table is None:
             raise Refused("bad_phase", "no round is being played")
+        if conn.member is None or seat is None:
+            raise Refused("forbidden", "only a seated player can play")
         if msg.v > self.version:
             raise Refused("bad_version", f"version {msg.v} does not exist yet (now {self.version})")
         if msg.v < self.floors[seat]:
@@ -371,7 +404,7 @@ class Room:
         self.commit([])
         self.send_room()
 
-    def remove(self, member_id: int) -> None:
+    def remove(self, member_id: int, kicked: bool = True) -> None:
         member = self.members.pop(member_id)
         if self.host == member_id:
             self.host = next(iter(self.members), None)
@@ -379,7 +412,10 @@ class Room:
         log.info("room %s: member %d removed", self.code, member.id)
         for conn in list(self.conns):
             if conn.member == member_id:
-                self.error(conn, Refused("unauthorized", "you were removed from the room"), None)
+                if kicked:
+                    self.error(conn, Refused("unauthorized", "the host removed you"), None)
+                else:
+                    conn.send(encode({"type": "left", "code": self.code}))
                 conn.close(CLOSE_REMOVED)
         self.send_room()
 
