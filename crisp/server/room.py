@@ -89,7 +89,9 @@ class Room:
         for entry in entries:
             numbered.append((self.log_seq, entry))
             self.log_seq += 1
-        self.store.write(self.code, self.state() if state else None, numbered, self.updated)
+        self.store.write(
+            self.code, self.state() if state else None, numbered, self.updated, self.version
+        )
         return self.version
 
     # -- members ------------------------------------------------------------------------------

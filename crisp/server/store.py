@@ -18,6 +18,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (
     code TEXT PRIMARY KEY,
     state TEXT NOT NULL,
+    version INTEGER NOT NULL DEFAULT 0,
     updated REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS log (
@@ -51,20 +52,25 @@ class Store:
         state: dict[str, Any] | None,
         entries: Iterable[tuple[int, dict[str, Any]]],
         updated: float,
+        version: int,
     ) -> None:
-        """In one transaction: the room's state (if given) and new log entries ``(seq, entry)``."""
+        """In one transaction: the room's version, its state (if given) and new log entries
+        ``(seq, entry)``."""
         db = self.db
         db.execute("BEGIN")
         try:
             if state is not None:
                 db.execute(
-                    "INSERT INTO rooms (code, state, updated) VALUES (?, ?, ?) "
+                    "INSERT INTO rooms (code, state, version, updated) VALUES (?, ?, ?, ?) "
                     "ON CONFLICT(code) DO UPDATE SET state = excluded.state, "
-                    "updated = excluded.updated",
-                    (code, _dumps(state), updated),
+                    "version = excluded.version, updated = excluded.updated",
+                    (code, _dumps(state), version, updated),
                 )
             else:
-                db.execute("UPDATE rooms SET updated = ? WHERE code = ?", (updated, code))
+                db.execute(
+                    "UPDATE rooms SET updated = ?, version = ? WHERE code = ?",
+                    (updated, version, code),
+                )
             db.executemany(
                 "INSERT INTO log (code, seq, entry) VALUES (?, ?, ?)",
                 [(code, seq, _dumps(entry)) for seq, entry in entries],
@@ -75,13 +81,15 @@ class Store:
         db.execute("COMMIT")
 
     def rooms(self) -> list[tuple[str, dict[str, Any], float, list[dict[str, Any]]]]:
-        """Every room: code, state, last update (epoch seconds) and its log in order."""
+        """Every room: code, state (with its latest version), last update (epoch seconds) and its
+        log in order."""
         logs: dict[str, list[dict[str, Any]]] = {}
         for code, entry in self.db.execute("SELECT code, entry FROM log ORDER BY code, seq"):
             logs.setdefault(code, []).append(json.loads(entry))
+        rows = self.db.execute("SELECT code, state, version, updated FROM rooms")
         return [
-            (code, json.loads(state), updated, logs.get(code, []))
-            for code, state, updated in self.db.execute("SELECT code, state, updated FROM rooms")
+            (code, {**json.loads(state), "version": version}, updated, logs.get(code, []))
+            for code, state, version, updated in rows
         ]
 
     def delete(self, code: str) -> None:
