@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import html
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -11,13 +10,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.middleware.gzip import GZipMiddleware
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.websockets import WebSocketDisconnect
 
 from crisp.server.connection import CLOSE_FORBIDDEN_ORIGIN, CLOSE_NO_ROOM, CLOSE_POLICY, Connection
 from crisp.server.hub import Hub
 from crisp.server.members import normalize_code
+from crisp.server.pages import mount_client
 from crisp.server.room import Refused, Room
 from crisp.server.settings import Settings
 
@@ -48,6 +49,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await hub.close()
 
     app = FastAPI(title="Crisp", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.add_middleware(GZipMiddleware, minimum_size=600)
     app.state.hub = hub
     app.state.settings = settings
 
@@ -111,17 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
         return Response(body, media_type="application/json", headers=disposition)
 
-    @app.get("/", response_class=HTMLResponse)
-    async def home() -> HTMLResponse:
-        return HTMLResponse(home_page())
-
-    @app.get("/r/{code}", response_class=HTMLResponse)
-    async def room_page(code: str) -> HTMLResponse:
-        room = hub.rooms.get(normalize_code(code))
-        status = 200 if room is not None else 404
-        return HTMLResponse(
-            room_link_page(normalize_code(code), room is not None), status_code=status
-        )
+    mount_client(app, lambda code: normalize_code(code) in hub.rooms)
 
     @app.exception_handler(HTTPException)
     async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
@@ -184,25 +176,3 @@ def origin_allowed(ws: WebSocket, settings: Settings) -> bool:
     if origin in settings.allowed_origins:
         return True
     return urlsplit(origin).netloc.lower() == ws.headers.get("host", "").lower()
-
-
-def home_page() -> str:
-    """The server's front page until the phone client lands."""
-    return (
-        "<!doctype html><html lang=en><meta charset=utf-8>"
-        '<meta name=viewport content="width=device-width, initial-scale=1">'
-        "<title>Crisp</title><h1>Crisp</h1><p>This Crisp server is running. Rooms are created "
-        "with <code>POST /api/rooms</code>; the protocol is in docs/protocol.md.</p></html>"
-    )
-
-
-def room_link_page(code: str, exists: bool) -> str:
-    """The room link's page until the phone client lands: the code and how to join."""
-    code = html.escape(code[:12])
-    text = (f"Room <strong>{code}</strong>: open this link on each phone to join."
-            if exists else f"There is no room {code} (it may have expired).")  # fmt: skip
-    return (
-        "<!doctype html><html lang=en><meta charset=utf-8>"
-        '<meta name=viewport content="width=device-width, initial-scale=1">'
-        f"<title>Crisp {code}</title><h1>Crisp</h1><p>{text}</p></html>"
-    )
