@@ -73,8 +73,12 @@ RULE_IDS = (
 )
 RULE_ID = re.compile(r"R-[A-Z-]+")
 
-# Keys the client builds at run time (view.js: t(`slot.${slot}`)), and every key each can give.
-DYNAMIC_KEYS = {"slot.${}": ("slot.left", "slot.middle", "slot.right")}
+# Keys the client builds at run time (view.js: t(`slot.${slot}`), t(`botlevel.${level}`)), and
+# every key each can give.
+DYNAMIC_KEYS = {
+    "slot.${}": ("slot.left", "slot.middle", "slot.right"),
+    "botlevel.${}": ("botlevel.easy", "botlevel.normal", "botlevel.hard"),
+}
 
 ENTRY = re.compile(r'^\s*("(?:[^"\\]|\\.)*")\s*:\s*("(?:[^"\\]|\\.)*")\s*,?\s*$')
 PLACEHOLDER = re.compile(r"\{(\w+)\}")

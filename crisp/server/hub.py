@@ -79,6 +79,7 @@ class Hub:
         room.game_no = int(state["game_no"])
         room.seats = list(state["seats"])
         room.version = int(state["version"])
+        room.stand_ins = {int(seat): level for seat, level in state.get("stand_ins", {}).items()}
         room.log_seq = len(entries)
         games: list[list[dict[str, Any]]] = []
         for entry in entries:
@@ -96,6 +97,12 @@ class Hub:
             room.table = table
             room.floors = [room.version] * len(room.seats)
             table.set_clock(loop_time, table.last_time(), self.settings.clock_speed)
+            game = table.game
+            for seat, member_id in enumerate(room.seats):  # bots start again from their views
+                level = room.members[member_id].bot or room.stand_ins.get(seat)
+                if level is not None and game.rounds:
+                    view = game.view(seat)
+                    room.bots.seat(seat, level, list(game.players), game.options.to_record(), view)
             if room.phase == "playing":
                 room.paused_at = table.last_time()  # until a seat is back: Room.resume
             elif room.phase == "between":
@@ -123,6 +130,10 @@ class Hub:
         if room.timer is not None:
             room.timer.cancel()
             room.timer = None
+        try:
+            room.plan_bots()
+        except Exception:
+            log.exception("room %s: a bot failed to plan", room.code)
         when = room.next_wakeup()
         if when is None:
             return
@@ -255,6 +266,12 @@ class Hub:
             room.rematch()
         elif kind == "grace":
             self._grace(room, msg)
+        elif kind == "add_bot":
+            if room.phase != "lobby":
+                raise Refused("bad_phase", "bots join in the lobby; mid-game, a bot can stand in")
+            room.add_bot(msg.level)
+        elif kind == "bot":
+            self._stand_in(room, msg)
 
     def _grace(self, room: Room, msg: Any) -> None:
         if room.phase not in ("playing", "between") or room.table is None:
@@ -270,6 +287,18 @@ class Hub:
         seconds = msg.seconds if msg.seconds is not None else self.settings.grace_s
         t = room.game_now()
         room.set_absent(msg.seat, round(t + seconds, 3))
+
+    def _stand_in(self, room: Room, msg: Any) -> None:
+        if room.phase not in ("playing", "between") or room.table is None:
+            raise Refused("bad_phase", "there is no game in progress")
+        if msg.seat >= len(room.seats):
+            raise Refused("not_found", f"there is no seat {msg.seat}")
+        member = room.members[room.seats[msg.seat]]
+        if member.bot is not None or msg.seat in room.stand_ins:
+            raise Refused("bad_phase", f"a bot plays seat {msg.seat} already")
+        if room.connected(member.id):
+            raise Refused("bad_phase", f"seat {msg.seat} is connected")
+        room.stand_in(msg.seat, msg.level)
 
     def _hello(self, room: Room, conn: Connection, msg: P.Hello) -> None:
         if conn.greeted:
@@ -298,6 +327,7 @@ class Hub:
             log.info("room %s: member %d connected", room.code, member.id)
         seat = conn.seat
         if seat is not None and room.table is not None:
+            room.release_stand_in(seat)  # the player takes the seat back from a bot
             room.resume()
             if room.table.game.absent[seat] and not room.table.game.over:
                 room.set_absent(seat, None)  # back: its draws no longer time out

@@ -6,6 +6,7 @@ import hashlib
 import secrets
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
 # Letters only (no keyboard switching on a phone), none that look or sound alike:
 # no B/D/E/G/P/T/V (rhyme aloud), no I/L/O (look like 1/0), no S/Z (look like 5/2), no U.
@@ -32,6 +33,9 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+BOT_NAMES = ("Ada", "Basil", "Cleo", "Dora", "Elio", "Fern", "Gus", "Hugo")
+
+
 def clean_name(raw: str) -> str:
     """Trimmed, inner spaces collapsed, control and format characters removed, at most
     ``NAME_MAX`` characters. Raise ValueError if nothing is left. Shown as text, never HTML."""
@@ -52,12 +56,13 @@ class Member:
     name: str
     token_hash: str
     joined: float  # epoch seconds
+    bot: str | None = None  # a bot member's level; it has no token
 
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "name": self.name, "token_hash": self.token_hash,
-                "joined": self.joined}  # fmt: skip
+                "joined": self.joined, "bot": self.bot}  # fmt: skip
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> Member:
-        return cls(int(data["id"]), str(data["name"]), str(data["token_hash"]),  # type: ignore[call-overload]
-                   float(data["joined"]))  # type: ignore[arg-type]  # fmt: skip
+    def from_json(cls, data: dict[str, Any]) -> Member:
+        return cls(int(data["id"]), str(data["name"]), str(data["token_hash"]),
+                   float(data["joined"]), data.get("bot"))  # fmt: skip

@@ -102,6 +102,22 @@ class Grace(_Msg):
     seconds: float | None = Field(None, ge=1, le=600, description="default: the server's setting")
 
 
+class AddBot(_Msg):
+    """Host, in the lobby: add a bot player (marked as a bot) to the next free seat."""
+
+    type: Literal["add_bot"]
+    level: Literal["easy", "normal", "hard"] = Field(description="how well the bot plays")
+
+
+class StandIn(_Msg):
+    """Host, during a game: a bot plays a disconnected player's seat until the player comes back
+    (their next ``hello`` takes the seat back)."""
+
+    type: Literal["bot"]
+    seat: Seat = Field(description="the disconnected player's seat")
+    level: Literal["easy", "normal", "hard"] = Field(description="how well the bot plays")
+
+
 class Sync(_Msg):
     """Ask for the full current state again (e.g. when the page becomes visible)."""
 
@@ -126,13 +142,15 @@ ClientMessage = Annotated[
     | Continue
     | Rematch
     | Grace
+    | AddBot
+    | StandIn
     | Sync
     | Ping,
     Field(discriminator="type"),
 ]
 CLIENT = TypeAdapter(ClientMessage)
 CLIENT_TYPES = (Hello, Act, SetOptions, Start, Kick, PassHost, Leave, Continue, Rematch, Grace,
-                Sync, Ping)  # fmt: skip
+                AddBot, StandIn, Sync, Ping)  # fmt: skip
 
 
 # -- server to client: the room -----------------------------------------------------------------
@@ -145,6 +163,12 @@ class Member(_Msg):
     host: bool
     connected: bool
     absent: bool = Field(description="a seat whose draws time out (the host's grace)")
+    bot: Literal["easy", "normal", "hard"] | None = Field(
+        None, description="a bot member's level (bots have no token)"
+    )
+    stand_in: Literal["easy", "normal", "hard"] | None = Field(
+        None, description="a bot of this level plays the seat until its player comes back"
+    )
 
 
 class Options(_Msg):

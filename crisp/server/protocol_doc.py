@@ -183,6 +183,22 @@ CLIENT_NOTES: dict[str, tuple[str, str, str]] = {
         "the seat is connected, or every other seat is absent already); `not_found` (no such "
         "seat).",
     ),
+    "add_bot": (
+        "The host, in the lobby, while fewer than 8 members would be seated.",
+        "A bot member joins the room (its `bot` is its level, its name ends in \"(bot)\"; it "
+        "has no token) and a `room` goes to everyone. It is seated like a player at the start "
+        "and plays at a human pace from its seat's messages only. The host removes it with "
+        "`kick`.",
+        "`forbidden` (not the host); `bad_phase` (not in the lobby, or the table is full).",
+    ),
+    "bot": (
+        "The host, during a game, for a seat whose player is disconnected.",
+        "A bot of `level` plays that seat from its reconnect view until the player's next "
+        "`hello`, which takes the seat back; the member's `stand_in` shows the level meanwhile "
+        "(a `room` to everyone). A seat that was absent (a `grace`) no longer times out.",
+        "`forbidden` (not the host); `bad_phase` (no game in progress, the seat is connected, "
+        "or a bot plays it already); `not_found` (no such seat).",
+    ),
     "sync": (
         "Anyone, at any time (e.g. when the page becomes visible again).",
         "A `state` to you.",
@@ -292,6 +308,8 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "continue": [{"type": "continue"}],
     "rematch": [{"type": "rematch"}],
     "grace": [{"type": "grace", "seat": 2, "seconds": 60}, {"type": "grace", "seat": 2}],
+    "add_bot": [{"type": "add_bot", "level": "hard"}],
+    "bot": [{"type": "bot", "seat": 1, "level": "normal"}],
     "sync": [{"type": "sync"}],
     "ping": [{"type": "ping", "n": 7}],
     "welcome": [{"type": "welcome", "you": {**YOU_BEN, "seat": None}, "clock_speed": 1.0}],

@@ -16,7 +16,8 @@ from typing import Any
 from crisp.engine import IllegalAction, Options, Out, actions
 from crisp.engine.messages import encode
 from crisp.server.connection import CLOSE_REMOVED, Connection
-from crisp.server.members import Member, clean_name, new_token, token_hash
+from crisp.server.members import BOT_NAMES, Member, clean_name, new_token, token_hash
+from crisp.server.seatbots import SeatBots
 from crisp.server.settings import Settings
 from crisp.server.store import Store
 from crisp.server.table import LogEntry, Table
@@ -64,6 +65,8 @@ class Room:
         # game clock stops at this game time; the first seat back resumes it (R-TIMER in full).
         self.paused_at: float | None = None
         self.on_change: Callable[[Room], None] | None = None  # the hub reschedules
+        self.bots = SeatBots()
+        self.stand_ins: dict[int, str] = {}  # seat -> level: a bot plays for an absent player
 
     # -- state and storage --------------------------------------------------------------------
 
@@ -79,6 +82,7 @@ class Room:
             "game_no": self.game_no,
             "seats": self.seats,
             "version": self.version,
+            "stand_ins": {str(seat): level for seat, level in self.stand_ins.items()},
         }
 
     def commit(self, entries: list[LogEntry], state: bool = True) -> int:
@@ -144,7 +148,8 @@ class Room:
             seat = seats.index(m.id) if m.id in seats else None
             members.append({
                 "id": m.id, "name": m.name, "seat": seat, "host": m.id == self.host,
-                "connected": self.connected(m.id),
+                "connected": self.connected(m.id), "bot": m.bot,
+                "stand_in": self.stand_ins.get(seat) if seat is not None else None,
                 "absent": bool(seat is not None and seat < len(absent) and absent[seat]
                                and self.phase in ("playing", "between")),
             })  # fmt: skip
@@ -196,6 +201,7 @@ class Room:
             for conn in conns:
                 if out.for_seat(conn.seat):
                     conn.send(text)
+        self.bots.observe(outs)
 
     def error(self, conn: Connection, err: Refused, about: str | None) -> None:
         msg = {"type": "error", "code": err.code, "message": err.message, "rule": err.rule,
@@ -281,8 +287,40 @@ class Room:
         if self.phase == "playing":
             outs, entry = self.table.advance(self.game_now())
             self.apply(outs, [entry] if entry else [])
+            if self.phase == "playing" and self.paused_at is None:
+                self.bots.due(self.game_now(), self.bot_act)
         elif self.phase == "between" and self.loop_time() >= self.between_until:
             self.deal()
+
+    def plan_bots(self) -> None:
+        """Let the bots choose their next actions (after every change)."""
+        if self.phase == "playing" and self.table is not None and self.paused_at is None:
+            self.bots.plan(self.game_now())
+
+    def bot_act(self, seat: int, fields: dict[str, Any]) -> None:
+        """A bot's action: the same checks as a phone's; a refusal is logged and dropped."""
+        assert self.table is not None
+        try:
+            action = actions.from_record({**fields, "seat": seat})
+        except ValueError as err:
+            log.warning("room %s: a bot sent a malformed action: %s", self.code, err)
+            return
+        t = self.game_now()
+        outs, entry = self.table.advance(t)
+        self.apply(outs, [entry] if entry else [])
+        if self.phase != "playing":
+            return
+        try:
+            outs, entry = self.table.act(action, t)
+        except IllegalAction as err:
+            log.warning("room %s: seat %d's bot was refused %s (%s)", self.code, seat,
+                        action.do, err.rule)  # fmt: skip
+            return
+        v = self.commit([entry], state=False)
+        self.floors[seat] = v
+        self._seat_floors(outs, v)
+        self.broadcast(outs, v)
+        self._after_change()
 
     def next_wakeup(self) -> float | None:
         """The loop time at which ``advance`` has something to do."""
@@ -292,8 +330,9 @@ class Room:
             return self.between_until
         if self.phase != "playing" or self.paused_at is not None:
             return None
-        nd = self.table.game.next_deadline()
-        return None if nd is None else self.table.loop_time_of(nd)
+        times = [self.table.game.next_deadline(), self.bots.next_time()]
+        due = [t for t in times if t is not None]
+        return self.table.loop_time_of(min(due)) if due else None
 
     def start(self) -> None:
         seats = self.lobby_seats()
@@ -306,6 +345,12 @@ class Room:
         self.table = table
         self.floors = [0] * len(seats)
         self.phase = "playing"
+        self.stand_ins = {}
+        self.bots.clear()
+        for seat, member_id in enumerate(seats):
+            level = self.members[member_id].bot
+            if level is not None:
+                self.bots.seat(seat, level, names, self.options.to_record(), None)
         for conn in self.conns:
             conn.seat = self.seat_of(conn.member)
         self.commit([head])
@@ -399,6 +444,39 @@ class Room:
         self.send_room()
         self._after_change()
 
+    # -- bots ---------------------------------------------------------------------------------
+
+    def add_bot(self, level: str) -> None:
+        """Host, lobby: a bot member, seated like a player (no token: no one can take its place)."""
+        if len(self.lobby_seats()) >= MAX_SEATS:
+            raise Refused("bad_phase", "the table is full (8 seats)")
+        taken = {m.name.casefold() for m in self.members.values()}
+        name = next((f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)".casefold() not in taken),
+                    f"Bot {self.next_member}")  # fmt: skip
+        member = Member(self.next_member, name, f"bot:{self.next_member}", time.time(), level)
+        self.next_member += 1
+        self.members[member.id] = member
+        self.commit([])
+        self.send_room()
+
+    def stand_in(self, seat: int, level: str) -> None:
+        """Host, mid-game: a bot plays a disconnected player's seat until they come back."""
+        assert self.table is not None
+        game = self.table.game
+        self.stand_ins[seat] = level
+        self.bots.seat(seat, level, list(game.players), game.options.to_record(), game.view(seat))
+        if game.absent[seat] and not game.over:
+            self.set_absent(seat, None)  # the bot plays: no more timeouts
+        self.commit([])
+        self.send_room()
+
+    def release_stand_in(self, seat: int) -> None:
+        """The player is back: the bot leaves the seat."""
+        if self.stand_ins.pop(seat, None) is not None:
+            self.bots.release(seat)
+            self.commit([])
+            self.send_room()
+
     # -- lobby --------------------------------------------------------------------------------
 
     def set_options(self, options: Options) -> None:
@@ -427,6 +505,8 @@ class Room:
         self.send_room()
 
     def rematch(self) -> None:
+        self.bots.clear()
+        self.stand_ins = {}
         self.phase = "lobby"
         self.seats = []
         self.table = None

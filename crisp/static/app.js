@@ -272,6 +272,7 @@ root.addEventListener("change", async (event) => {
     if (el.dataset.option === "timer") o.timer = el.value ? Number(el.value) : null;
     if (el.dataset.option === "take_discard") o.take_discard = el.checked;
     conn.send({ type: "options", ...o });
+    model.options = o; // a second change before the server's "room" must not undo this one
   }
 });
 
@@ -314,6 +315,9 @@ function onAction(action, el) {
     case "makehost":
       conn.send({ type: "host", member: Number(el.dataset.member) });
       break;
+    case "add-bot":
+      conn.send({ type: "add_bot", level: root.querySelector("#bot-level")?.value || "normal" });
+      break;
     case "scores":
       showScores = !showScores;
       break;
@@ -327,6 +331,7 @@ function onAction(action, el) {
       return;
     default:
       if (action.startsWith("grace-")) conn.send({ type: "grace", seat: Number(action.slice(6)) });
+      if (action.startsWith("standin-")) conn.send({ type: "bot", seat: Number(action.slice(8)), level: "normal" });
   }
   render();
 }

@@ -83,6 +83,7 @@ export function lobbyScreen(m) {
   const member = (x) => {
     const you = x.id === m.you.member ? ` <span class="tag">${t("lobby.you")}</span>` : "";
     const isHost = x.host ? ` <span class="tag">${t("lobby.host")}</span>` : "";
+    const bot = x.bot ? ` <span class="tag bot">${t("bot.tag", { level: t(`botlevel.${x.bot}`) })}</span>` : "";
     const state = x.connected ? t("lobby.online") : t("lobby.offline");
     const tools = host && x.id !== m.you.member
       ? `<button class="small" data-action="kick" data-member="${x.id}" aria-label="${esc(t("lobby.kick", { name: x.name }))}">✕</button>
@@ -90,12 +91,17 @@ export function lobbyScreen(m) {
       : "";
     return `<li data-test="member" data-connected="${x.connected}">
       <span class="dot ${x.connected ? "on" : "off"}" title="${state}"></span><span class="sr-only">${state}</span>
-      <span class="name">${esc(x.name)}</span>${you}${isHost}<span class="grow"></span>${tools}</li>`;
+      <span class="name">${esc(x.name)}</span>${you}${isHost}${bot}<span class="grow"></span>${tools}</li>`;
   };
   const o = m.options;
   const dis = host ? "" : " disabled";
   const limit = [50, 100, 150].map((n) => `<option value="${n}"${o.limit === n ? " selected" : ""}>${t("lobby.points", { n })}</option>`).join("");
   const timer = [null, 30, 45, 60].map((n) => `<option value="${n ?? ""}"${o.timer === n ? " selected" : ""}>${n ? t("lobby.seconds", { n }) : t("lobby.notimer")}</option>`).join("");
+  const addBot = host && seated.length < 8
+    ? `<div class="row addbot"><select id="bot-level" aria-label="${t("bot.level")}">
+        ${["easy", "normal", "hard"].map((l) => `<option value="${l}"${l === "normal" ? " selected" : ""}>${t(`botlevel.${l}`)}</option>`).join("")}
+      </select><button data-action="add-bot" data-test="add-bot">${t("bot.add")}</button></div>`
+    : "";
   let start = "";
   if (host) {
     start = seated.length >= 2
@@ -119,6 +125,7 @@ export function lobbyScreen(m) {
     <section class="panel">
       <h2>${t("lobby.players", { n: seated.length })}</h2>
       <ul class="members">${seated.map(member).join("")}</ul>
+      ${addBot}
       ${waiting.length ? `<h3>${t("lobby.waiting")}</h3><ul class="members">${waiting.map(member).join("")}</ul>` : ""}
     </section>
     <section class="panel options">
@@ -165,7 +172,7 @@ function seatBox(m, seat, mode) {
   const r = m.round;
   const member = memberOfSeat(m, seat);
   const turn = r?.turn?.seat === seat;
-  const connected = member ? member.connected : false;
+  const connected = member ? member.connected || Boolean(member.bot) || Boolean(member.stand_in) : false;
   const cls = [turn ? "turn" : "", connected ? "" : "offline", member?.absent ? "absent" : "",
     r?.caller === seat ? "caller" : ""].join(" ");
   const cards = SLOTS.map((slot) => cardButton(m, seat, slot, false, mode)).join("");
@@ -173,6 +180,7 @@ function seatBox(m, seat, mode) {
     <div class="who"><span class="dot ${connected ? "on" : "off"}"></span>
       <span class="name">${esc(nameOf(m, seat))}</span>${turn ? `<span class="marker" aria-label="${t("table.turnmark")}">▶</span>` : ""}
       ${r?.caller === seat ? `<span class="tag">${t("table.crisptag")}</span>` : ""}
+      ${member?.bot || member?.stand_in ? `<span class="tag bot" title="${t("bot.tag", { level: t(`botlevel.${member.bot || member.stand_in}`) })}">🤖</span>` : ""}
       <span class="pts">${m.totals[seat] ?? 0}</span></div>
     <div class="mini">${cards}</div></div>`;
 }
@@ -232,7 +240,12 @@ function actionButtons(m) {
   }
   if (m.you.host && m.round?.phase === "play" && m.options.timer == null) {
     for (const x of m.room.members) {
-      if (x.seat != null && !x.connected && !x.absent) out.push(b(`grace-${x.seat}`, esc(t("act.grace", { name: x.name })), "small"));
+      if (x.seat != null && !x.connected && !x.absent && !x.bot && !x.stand_in) out.push(b(`grace-${x.seat}`, esc(t("act.grace", { name: x.name })), "small"));
+    }
+  }
+  if (m.you.host && (m.round?.phase === "play" || m.round?.phase === "look")) {
+    for (const x of m.room.members) {
+      if (x.seat != null && !x.connected && !x.bot && !x.stand_in) out.push(b(`standin-${x.seat}`, esc(t("bot.standin", { name: x.name })), "small"));
     }
   }
   return out.join("");
