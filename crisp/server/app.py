@@ -19,7 +19,8 @@ from crisp.server.connection import CLOSE_FORBIDDEN_ORIGIN, CLOSE_NO_ROOM, CLOSE
 from crisp.server.hub import Hub
 from crisp.server.members import normalize_code
 from crisp.server.pages import mount_client
-from crisp.server.room import Refused, Room
+from crisp.server.refused import Refused
+from crisp.server.room import Room
 from crisp.server.settings import Settings
 
 log = logging.getLogger("crisp.server")

@@ -17,7 +17,8 @@ from crisp.engine.messages import encode
 from crisp.server import protocol as P
 from crisp.server.connection import CLOSE_GOING_AWAY, CLOSE_UNAUTHORIZED, Connection
 from crisp.server.members import new_code
-from crisp.server.room import Refused, Room
+from crisp.server.refused import Refused
+from crisp.server.room import Room
 from crisp.server.settings import Settings
 from crisp.server.store import Store
 from crisp.server.table import Table

@@ -28,8 +28,8 @@ from crisp.server import connection as C
 from crisp.server import events as E
 from crisp.server import protocol as P
 from crisp.server.app import FLOOD_LIMIT, Joined, JoinRequest
+from crisp.server.lobby import MAX_SEATS
 from crisp.server.members import CODE_ALPHABET, CODE_LENGTH, NAME_MAX
-from crisp.server.room import MAX_SEATS
 from crisp.server.settings import Settings
 
 COMMAND = ".venv/bin/python -m crisp.server.protocol_doc > docs/protocol.md"

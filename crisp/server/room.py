@@ -14,9 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 from crisp.engine import IllegalAction, Options, Out, actions
-from crisp.engine.messages import encode
-from crisp.server.connection import CLOSE_REMOVED, Connection
-from crisp.server.members import BOT_NAMES, Member, clean_name, new_token, token_hash
+from crisp.server.connection import Connection
+from crisp.server.lobby import MAX_SEATS, LobbyActions
+from crisp.server.members import Member, clean_name, new_token, token_hash
+from crisp.server.outbound import Outbound
+from crisp.server.refused import Refused
 from crisp.server.seatbots import SeatBots
 from crisp.server.settings import Settings
 from crisp.server.store import Store
@@ -24,20 +26,9 @@ from crisp.server.table import LogEntry, Table
 
 log = logging.getLogger("crisp.server")
 
-MAX_SEATS = 8
 
 
-class Refused(Exception):
-    """A message refused with an ``error``: nothing changed."""
-
-    def __init__(self, code: str, message: str, rule: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.rule = rule
-
-
-class Room:
+class Room(Outbound, LobbyActions):
     def __init__(self, code: str, settings: Settings, store: Store, created: float) -> None:
         self.code = code
         self.settings = settings
@@ -137,76 +128,6 @@ class Room:
     def lobby_seats(self) -> list[int]:
         """Who would be seated if the game started now: the first eight members."""
         return list(self.members)[:MAX_SEATS]
-
-    # -- outbound -----------------------------------------------------------------------------
-
-    def room_message(self) -> dict[str, Any]:
-        seats = self.seats if self.phase != "lobby" else self.lobby_seats()
-        absent = self.table.game.absent if self.table is not None else []
-        members = []
-        for m in self.members.values():
-            seat = seats.index(m.id) if m.id in seats else None
-            members.append({
-                "id": m.id, "name": m.name, "seat": seat, "host": m.id == self.host,
-                "connected": self.connected(m.id), "bot": m.bot,
-                "stand_in": self.stand_ins.get(seat) if seat is not None else None,
-                "absent": bool(seat is not None and seat < len(absent) and absent[seat]
-                               and self.phase in ("playing", "between")),
-            })  # fmt: skip
-        msg: dict[str, Any] = {
-            "type": "room", "v": self.version, "code": self.code, "phase": self.phase,
-            "options": self.options.to_record(), "members": members, "game": self.game_no,
-            "between": None, "record": self.last_record is not None,
-        }  # fmt: skip
-        if self.phase == "between":
-            loop_now = asyncio.get_running_loop().time()
-            msg["between"] = {
-                "waiting": self.waiting(),
-                "deal_in": round(max(0.0, self.between_until - loop_now), 3),
-            }
-        return msg
-
-    def send_room(self) -> None:
-        text = encode(self.room_message())
-        for conn in self.conns:
-            if conn.greeted:
-                conn.send(text)
-
-    def you(self, conn: Connection) -> dict[str, Any]:
-        member = self.members.get(conn.member) if conn.member is not None else None
-        return {
-            "member": conn.member,
-            "seat": conn.seat,
-            "host": conn.member is not None and conn.member == self.host,
-            "name": member.name if member else None,
-        }
-
-    def state_message(self, conn: Connection) -> dict[str, Any]:
-        table = self.table
-        view = now = None
-        if table is not None and table.game.rounds:
-            view = table.game.view(conn.seat)
-            now = self.game_now()
-        return {"type": "state", "v": self.version, "now": now, "view": view,
-                "you": self.you(conn)}  # fmt: skip
-
-    def send_state(self, conn: Connection) -> None:
-        conn.send(encode(self.state_message(conn)))
-
-    def broadcast(self, outs: list[Out], v: int) -> None:
-        """The engine's messages, each encoded once, to every connection entitled to it."""
-        conns = [c for c in self.conns if c.greeted]
-        for out in outs:
-            text = encode({**out.msg, "v": v})
-            for conn in conns:
-                if out.for_seat(conn.seat):
-                    conn.send(text)
-        self.bots.observe(outs)
-
-    def error(self, conn: Connection, err: Refused, about: str | None) -> None:
-        msg = {"type": "error", "code": err.code, "message": err.message, "rule": err.rule,
-               "about": about, "v": self.version}  # fmt: skip
-        conn.send(encode({k: v for k, v in msg.items() if v is not None}))
 
     # -- the game -----------------------------------------------------------------------------
 
@@ -443,78 +364,3 @@ class Room:
         self.broadcast(outs, v)
         self.send_room()
         self._after_change()
-
-    # -- bots ---------------------------------------------------------------------------------
-
-    def add_bot(self, level: str) -> None:
-        """Host, lobby: a bot member, seated like a player (no token: no one can take its place)."""
-        if len(self.lobby_seats()) >= MAX_SEATS:
-            raise Refused("bad_phase", "the table is full (8 seats)")
-        taken = {m.name.casefold() for m in self.members.values()}
-        name = next((f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)".casefold() not in taken),
-                    f"Bot {self.next_member}")  # fmt: skip
-        member = Member(self.next_member, name, f"bot:{self.next_member}", time.time(), level)
-        self.next_member += 1
-        self.members[member.id] = member
-        self.commit([])
-        self.send_room()
-
-    def stand_in(self, seat: int, level: str) -> None:
-        """Host, mid-game: a bot plays a disconnected player's seat until they come back."""
-        assert self.table is not None
-        game = self.table.game
-        self.stand_ins[seat] = level
-        self.bots.seat(seat, level, list(game.players), game.options.to_record(), game.view(seat))
-        if game.absent[seat] and not game.over:
-            self.set_absent(seat, None)  # the bot plays: no more timeouts
-        self.commit([])
-        self.send_room()
-
-    def release_stand_in(self, seat: int) -> None:
-        """The player is back: the bot leaves the seat."""
-        if self.stand_ins.pop(seat, None) is not None:
-            self.bots.release(seat)
-            self.commit([])
-            self.send_room()
-
-    # -- lobby --------------------------------------------------------------------------------
-
-    def set_options(self, options: Options) -> None:
-        self.options = options
-        self.commit([])
-        self.send_room()
-
-    def remove(self, member_id: int, kicked: bool = True) -> None:
-        member = self.members.pop(member_id)
-        if self.host == member_id:
-            self.host = next(iter(self.members), None)
-        self.commit([])
-        log.info("room %s: member %d removed", self.code, member.id)
-        for conn in list(self.conns):
-            if conn.member == member_id:
-                if kicked:
-                    self.error(conn, Refused("unauthorized", "the host removed you"), None)
-                else:
-                    conn.send(encode({"type": "left", "code": self.code}))
-                conn.close(CLOSE_REMOVED)
-        self.send_room()
-
-    def pass_host(self, member_id: int) -> None:
-        self.host = member_id
-        self.commit([])
-        self.send_room()
-
-    def rematch(self) -> None:
-        self.bots.clear()
-        self.stand_ins = {}
-        self.phase = "lobby"
-        self.seats = []
-        self.table = None
-        self.floors = []
-        for conn in self.conns:
-            conn.seat = None
-        self.commit([])
-        self.send_room()
-        for conn in self.conns:
-            if conn.greeted:
-                self.send_state(conn)
