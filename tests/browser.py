@@ -1,0 +1,180 @@
+"""Helpers for the real-browser tests of the phone client: Debian's Chromium driven by Python
+Playwright, emulated phones (one browser context each), console-error capture, card names as the
+client renders them, and screenshots for review."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, Locator, Page, expect
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+SHOTS = Path(__file__).resolve().parent / "artifacts" / "screenshots"
+TIMEOUT_MS = 20_000  # generous: a loaded 2-core machine runs several browsers and servers
+SLOTS = ("left", "middle", "right")
+
+# The client's card names (crisp/static/i18n.js cardName): "7H" -> "7♥", "TS" -> "10♠".
+SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+NAME = re.compile(r"(10|[A2-9JQK])([♠♥♦♣])")
+STORED_CODE = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][SHDC](?![A-Za-z0-9])")
+
+
+def card_name(code: str) -> str:
+    return ("10" if code[0] == "T" else code[0]) + SUITS[code[1]]
+
+
+def card_code(name: str) -> str:
+    found = NAME.fullmatch(name.strip())
+    assert found, f"not a card name: {name!r}"
+    rank = "T" if found.group(1) == "10" else found.group(1)
+    suit = {v: k for k, v in SUITS.items()}[found.group(2)]
+    return rank + suit
+
+
+def value(code: str) -> int:
+    """R-VALUE: Ace 1, 2 to 9 their number, T J Q K 10."""
+    if code[0] == "A":
+        return 1
+    return 10 if code[0] in "TJQK" else int(code[0])
+
+
+def deal(deck: list[str], players: int, dealer: int) -> list[list[str]]:
+    """R-DEAL: three passes from the seat after the dealer; 1st, 2nd, 3rd cards: left, middle,
+    right."""
+    hands = [["", "", ""] for _ in range(players)]
+    first = (dealer + 1) % players
+    for slot in range(3):
+        for k in range(players):
+            hands[(first + k) % players][slot] = deck[slot * players + k]
+    return hands
+
+
+def device(playwright: Any, name: str) -> dict[str, Any]:
+    """A Playwright device descriptor usable with Chromium (whatever its default browser)."""
+    return {k: v for k, v in playwright.devices[name].items() if k != "default_browser_type"}
+
+
+class Phone:
+    """One emulated phone: its own browser context (storage, locale), one page, and every console
+    error and uncaught exception of that page."""
+
+    def __init__(self, browser: Browser, playwright: Any, device_name: str, base: str,
+                 label: str, **options: Any) -> None:  # fmt: skip
+        self.label = label
+        self.device = device_name
+        self.context = browser.new_context(base_url=base, **{**device(playwright, device_name),
+                                                             **options})  # fmt: skip
+        self.context.set_default_timeout(TIMEOUT_MS)
+        self.page: Page = self.context.new_page()
+        self.errors: list[str] = []
+        self.refusals: list[str] = []
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
+
+    def _console(self, msg: Any) -> None:
+        if msg.type == "error":
+            self.errors.append(f"console.error: {msg.text} ({msg.location.get('url', '')})")
+        elif msg.type == "warning" and "/static/" in msg.location.get("url", ""):
+            # app.js turns an exception inside its message handler into console.warn
+            self.errors.append(f"console.warn from the client: {msg.text}")
+        elif msg.type == "info" and msg.text.startswith("refused:"):
+            self.refusals.append(msg.text)
+
+    @property
+    def slug(self) -> str:
+        """For file names: the device and the locale, e.g. ``moto-g4-en``."""
+        lang = self.page.evaluate("document.documentElement.lang")
+        return f"{self.device.replace(' ', '-').lower()}-{lang}"
+
+    # -- finding things ------------------------------------------------------------------------
+
+    def loc(self, selector: str) -> Locator:
+        return self.page.locator(selector)
+
+    def action(self, name: str) -> Locator:
+        return self.page.locator(f'[data-action="{name}"]')
+
+    def my_card(self, slot: str) -> Locator:
+        return self.page.locator(f'button[data-test="my-card"][data-slot="{slot}"]')
+
+    def their_card(self, seat: int, slot: str) -> Locator:
+        return self.page.locator(
+            f'button[data-test="card"][data-seat="{seat}"][data-slot="{slot}"]'
+        )
+
+    def seat(self) -> int:
+        """This phone's seat, as the page shows it (the seat of its own card buttons)."""
+        return int(self.my_card("left").get_attribute("data-seat") or "-1")
+
+    def opponents(self) -> list[tuple[int, str]]:
+        boxes = self.page.locator('[data-test="seat"]')
+        return [(int(b.get_attribute("data-seat") or "-1"), b.locator(".name").inner_text())
+                for b in boxes.all()]  # fmt: skip
+
+    def held(self) -> str:
+        """The code of the drawn card this phone holds, read from ``[data-test=held]``."""
+        held = self.page.locator('[data-test="held"].up')
+        expect(held).to_be_visible()
+        return card_code(held.inner_text())
+
+    def card_names_in_page(self) -> set[str]:
+        """Every card name rendered anywhere in the page (text, labels, flying cards)."""
+        html = self.page.evaluate("document.body.innerHTML")
+        return {m.group(0) for m in NAME.finditer(html)}
+
+    def body_html(self) -> str:
+        return str(self.page.evaluate("document.body.innerHTML"))
+
+    def storage(self) -> dict[str, dict[str, str]]:
+        return dict(
+            self.page.evaluate("""() => {
+            const dump = (s) => Object.fromEntries(
+              Array.from({length: s.length}, (_, i) => s.key(i)).map((k) => [k, s.getItem(k)]));
+            return {local: dump(localStorage), session: dump(sessionStorage)};
+        }""")
+        )
+
+    # -- doing things --------------------------------------------------------------------------
+
+    def tap(self, locator: Locator | str, pulsing: bool = False) -> None:
+        """A tap (touch). A pulsing button (the crisp call) never holds still for Playwright's
+        "stable" check, so it is tapped once visible, where it is."""
+        target = self.page.locator(locator) if isinstance(locator, str) else locator
+        if pulsing:
+            expect(target).to_be_visible()
+        target.tap(force=pulsing)
+
+    def shot(self, name: str, full_page: bool = False) -> Path:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        path = SHOTS / f"{name}.png"
+        self.page.screenshot(
+            path=str(path), full_page=full_page, scale="css", animations="disabled"
+        )
+        return path
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def wait_until(predicate: Any, timeout: float = TIMEOUT_MS / 1000, what: str = "") -> Any:
+    """Poll ``predicate`` (a state of several pages, which no single locator can wait for)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = predicate()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or predicate}")
+        time.sleep(0.05)
+
+
+def assert_clean(phones: list[Phone]) -> None:
+    """No console error and no uncaught exception on any page (and no exception swallowed by the
+    client's message queue)."""
+    problems = {p.label: p.errors for p in phones if p.errors}
+    assert not problems, f"console errors: {problems}"
