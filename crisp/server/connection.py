@@ -4,6 +4,7 @@ room), its identity (member and seat, from the token of its ``hello``), and its 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import time
@@ -45,7 +46,10 @@ class TokenBucket:
 class Connection:
     def __init__(self, ws: WebSocket, *, queue_max: int, rate: float, burst: int) -> None:
         self.ws = ws
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        # The send queue: a deque, and a future the idle writer waits on (cheaper per message
+        # than an asyncio.Queue: the writer sends every queued message before it waits again).
+        self.queue: collections.deque[str | None] = collections.deque()
+        self.wakeup: asyncio.Future[None] | None = None
         self.queue_max = queue_max
         self.bucket = TokenBucket(rate, burst)
         self.refused = 0  # messages refused by the rate limit in a row
@@ -63,11 +67,17 @@ class Connection:
         """Queue one message; never waits. A phone that stops reading is cut off."""
         if self.closed:
             return
-        if self.queue.qsize() >= self.queue_max:
-            log.info("closing a connection that stopped reading (%d queued)", self.queue.qsize())
+        if len(self.queue) >= self.queue_max:
+            log.info("closing a connection that stopped reading (%d queued)", len(self.queue))
             self.abort(CLOSE_TOO_SLOW)
             return
-        self.queue.put_nowait(text)
+        self._put(text)
+
+    def _put(self, text: str | None) -> None:
+        self.queue.append(text)
+        wakeup = self.wakeup
+        if wakeup is not None and not wakeup.done():
+            wakeup.set_result(None)
 
     def close(self, code: int) -> None:
         """Send what is queued, then close with ``code``."""
@@ -75,7 +85,7 @@ class Connection:
             return
         self.closed = True
         self.close_code = code
-        self.queue.put_nowait(None)
+        self._put(None)
 
     def abort(self, code: int) -> None:
         """Close now, dropping what is queued (the writer may be stuck on a full socket)."""
@@ -91,9 +101,16 @@ class Connection:
 
     async def _write(self) -> None:
         ws = self.ws
+        queue = self.queue
+        loop = asyncio.get_running_loop()
         try:
             while True:
-                text = await self.queue.get()
+                if not queue:
+                    self.wakeup = loop.create_future()
+                    await self.wakeup
+                    self.wakeup = None
+                    continue
+                text = queue.popleft()
                 if text is None:
                     break
                 await ws.send_text(text)
