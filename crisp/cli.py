@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Sequence
 
 from crisp.engine.options import LIMITS, Options
@@ -29,10 +30,82 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Progress:
+    """A progress bar on stderr: ``simulate [#####.....] 523/1000 games 4.1 s``."""
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+        self.shown = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self.shown < 0.1:
+            return
+        self.shown = now
+        width = 30
+        filled = width * done // max(total, 1)
+        bar = "#" * filled + "." * (width - filled)
+        sys.stderr.write(f"\rsimulate [{bar}] {done}/{total} games {now - self.start:.1f} s")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _simulate_bots(args: argparse.Namespace, options: Options) -> int:
+    from crisp.bots import LEVELS
+    from crisp.bots.lab import run_games
+
+    levels = [level.strip() for level in args.bots.split(",")]
+    unknown = [level for level in levels if level not in LEVELS]
+    if unknown:
+        print(
+            f"crisp simulate: unknown bot level {unknown[0]!r} (levels: {', '.join(LEVELS)})",
+            file=sys.stderr,
+        )
+        return 2
+    if not 2 <= len(levels) <= 8:
+        print("crisp simulate: --bots names one level per seat, 2 to 8 seats", file=sys.stderr)
+        return 2
+    if args.players is not None and args.players != len(levels):
+        print(
+            f"crisp simulate: --players {args.players} but --bots names {len(levels)} seats",
+            file=sys.stderr,
+        )
+        return 2
+    show = args.progress or (sys.stderr.isatty() and args.games >= 20)
+    started = time.monotonic()
+    report = run_games(
+        levels,
+        args.games,
+        args.seed,
+        options,
+        progress=_Progress() if show else None,
+        records=bool(args.records),
+    )
+    seconds = time.monotonic() - started
+    if args.records:
+        with open(args.records, "w", encoding="utf-8") as fh:
+            records = report.records
+            json.dump(records if args.games > 1 else records[0], fh, ensure_ascii=False)
+    if args.json:
+        print(json.dumps(report.to_json()))
+    else:
+        for line in report.lines():
+            print(line)
+        print(f"{seconds:.1f} s ({seconds / max(args.games, 1) * 1000:.1f} ms a game)")
+        if args.records:
+            print(f"records written to {args.records}")
+    return 1 if report.illegal else 0
+
+
 def _simulate(args: argparse.Namespace) -> int:
     from crisp.engine.simulate import RANDOM_LEGAL, play_random
 
     options = Options(limit=args.limit, timer=args.timer, take_discard=args.take_discard)
+    if args.bots:
+        return _simulate_bots(args, options)
+    if args.players is None:
+        args.players = 4
     wins = [0.0] * args.players
     totals = [0] * args.players
     rounds = 0
@@ -91,6 +164,14 @@ def _bench_server(args: argparse.Namespace) -> int:
     return server_bench.main(args.actions, args.rooms, args.clock_speed, args.json)
 
 
+def _bench_load(args: argparse.Namespace) -> int:
+    from crisp.bench import load
+
+    human = [int(r) for r in args.human.split(",") if r.strip()] if args.human else []
+    return load.main(args.rooms, args.seconds, args.warmup, args.clock_speed, not args.no_baseline,
+                     human, args.human_seconds, args.json)  # fmt: skip
+
+
 def _timer(value: str) -> int | None:
     if value in ("none", "null", "0"):
         return None
@@ -124,8 +205,20 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--spectator", action="store_true", help="print a spectator's messages")
     rp.set_defaults(func=_replay)
 
-    sp = sub.add_parser("simulate", help="play random legal games in-process")
-    sp.add_argument("--players", type=int, default=4, choices=range(2, 9), metavar="N")
+    sp = sub.add_parser(
+        "simulate", help="play games in-process: random legal play, or bots (--bots)"
+    )
+    sp.add_argument(
+        "--players", type=int, default=None, choices=range(2, 9), metavar="N",
+        help="players (default 4; implied by --bots)",
+    )  # fmt: skip
+    sp.add_argument(
+        "--bots",
+        metavar="LEVELS",
+        help="one bot level a seat, comma-separated: random, easy, normal, hard "
+        "(e.g. hard,random,random,random); prints win rates with 95%% intervals",
+    )
+    sp.add_argument("--progress", action="store_true", help="a progress bar on stderr")
     sp.add_argument("--games", type=int, default=100)
     sp.add_argument("--seed", type=int, default=1)
     sp.add_argument("--limit", type=int, default=100, choices=LIMITS)
@@ -159,6 +252,16 @@ def build_parser() -> argparse.ArgumentParser:
     bs.add_argument("--clock-speed", type=float, default=100.0)
     bs.add_argument("--json", action="store_true")
     bs.set_defaults(func=_bench_server)
+    bl = bsub.add_parser("load", help="R rooms of 8 players over WebSockets, beside a baseline")
+    bl.add_argument("--rooms", type=int, default=100, help="rooms of 8 players (0: skip)")
+    bl.add_argument("--seconds", type=float, default=10.0, help="measured seconds per phase")
+    bl.add_argument("--warmup", type=float, default=2.0, help="seconds before measuring")
+    bl.add_argument("--clock-speed", type=float, default=100.0, help="the game server's")
+    bl.add_argument("--no-baseline", action="store_true", help="skip the bare broadcast server")
+    bl.add_argument("--human", default="", help="human pace: comma-separated room counts, rising")
+    bl.add_argument("--human-seconds", type=float, default=30.0)
+    bl.add_argument("--json", action="store_true")
+    bl.set_defaults(func=_bench_load)
     return parser
 
 

@@ -213,6 +213,7 @@ export function applyEvent(m, msg) {
       m.looks = {};
       m.flash = {};
       m.lastReveal = { round: r.number, caller: msg.caller, hands: msg.hands, scores: msg.scores, totals: msg.totals };
+      m.revealedAt = performance.now();
       break;
     case "game_over":
       m.over = true;

@@ -155,7 +155,10 @@ function cardButton(m, seat, slot, big, mode) {
   const r = m.round;
   let code = null;
   let why = "";
-  if (r?.phase === "over" && r.hands) code = r.hands[seat][SLOTS.indexOf(slot)];
+  if (r?.phase === "over" && r.hands) {
+    code = r.hands[seat][SLOTS.indexOf(slot)];
+    if (performance.now() - (m.revealedAt || 0) < 800) why = " reveal"; // flip once, at the reveal
+  }
   else if (mine && m.looks[slot]) { code = m.looks[slot]; why = " look"; }
   else if (mine && m.flash[slot] && m.flash[slot].until > performance.now()) { code = m.flash[slot].card; why = " look"; }
   const label = mine ? t("card.yours", { slot: t(`slot.${slot}`) }) : t("card.theirs", { name: nameOf(m, seat), slot: t(`slot.${slot}`) });
