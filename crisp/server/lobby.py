@@ -5,52 +5,20 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
 
 from crisp.engine import Options
 from crisp.engine.messages import encode
-from crisp.server.connection import CLOSE_REMOVED, Connection
+from crisp.server.connection import CLOSE_REMOVED
 from crisp.server.members import BOT_NAMES, Member
 from crisp.server.refused import Refused
-from crisp.server.seatbots import SeatBots
-from crisp.server.settings import Settings
-from crisp.server.table import LogEntry, Table
+from crisp.server.roombase import RoomBase
 
 log = logging.getLogger("crisp.server")
 MAX_SEATS = 8
 
 
-class LobbyActions:
+class LobbyActions(RoomBase):
     """Part of ``Room``: lobby changes and bots."""
-
-    if TYPE_CHECKING:  # provided by Room
-        code: str
-        settings: Settings
-        members: dict[int, Member]
-        host: int | None
-        options: Options
-        phase: str
-        game_no: int
-        seats: list[int]
-        table: Table | None
-        version: int
-        last_record: dict[str, Any] | None
-        conns: set[Connection]
-        bots: SeatBots
-        stand_ins: dict[int, str]
-        between_until: float
-        next_member: int
-        floors: list[int]
-
-        def commit(self, entries: list[LogEntry], state: bool = True) -> int: ...
-        def connected(self, member_id: int) -> bool: ...
-        def lobby_seats(self) -> list[int]: ...
-        def waiting(self) -> list[int]: ...
-        def game_now(self) -> float: ...
-        def set_absent(self, seat: int, until: float | None) -> None: ...
-        def send_room(self) -> None: ...
-        def send_state(self, conn: Connection) -> None: ...
-        def error(self, conn: Connection, err: Refused, about: str | None) -> None: ...
 
     # -- bots ---------------------------------------------------------------------------------
 

@@ -4,46 +4,17 @@ connection entitled to them (and to the room's bots), and errors."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from crisp.engine import Options, Out
+from crisp.engine import Out
 from crisp.engine.messages import encode
 from crisp.server.connection import Connection
-from crisp.server.members import Member
 from crisp.server.refused import Refused
-from crisp.server.seatbots import SeatBots
-from crisp.server.settings import Settings
-from crisp.server.table import LogEntry, Table
+from crisp.server.roombase import RoomBase
 
 
-class Outbound:
+class Outbound(RoomBase):
     """Part of ``Room``: its outbound messages."""
-
-    if TYPE_CHECKING:  # provided by Room
-        code: str
-        settings: Settings
-        members: dict[int, Member]
-        host: int | None
-        options: Options
-        phase: str
-        game_no: int
-        seats: list[int]
-        table: Table | None
-        version: int
-        last_record: dict[str, Any] | None
-        conns: set[Connection]
-        bots: SeatBots
-        stand_ins: dict[int, str]
-        between_until: float
-        next_member: int
-        floors: list[int]
-
-        def commit(self, entries: list[LogEntry], state: bool = True) -> int: ...
-        def connected(self, member_id: int) -> bool: ...
-        def lobby_seats(self) -> list[int]: ...
-        def waiting(self) -> list[int]: ...
-        def game_now(self) -> float: ...
-        def set_absent(self, seat: int, until: float | None) -> None: ...
 
     # -- outbound -----------------------------------------------------------------------------
 
