@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -41,9 +42,26 @@ class Store:
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
+        # Checkpoints (which fsync the database file) run in a thread of their own, so that a
+        # commit on the event loop never waits for one.
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
         self.db.executescript(SCHEMA)
+        self._stop = threading.Event()
+        self._checkpointer = threading.Thread(target=self._checkpoints, name="crisp-checkpoint",
+                                              daemon=True)  # fmt: skip
+        self._checkpointer.start()
+
+    def _checkpoints(self, every: float = 1.0) -> None:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            while not self._stop.wait(every):
+                db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        finally:
+            db.close()
 
     def close(self) -> None:
+        self._stop.set()
+        self._checkpointer.join(5)
         self.db.close()
 
     def write(
