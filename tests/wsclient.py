@@ -164,11 +164,13 @@ class Player(Client):
 
     async def stop_playing(self) -> None:
         self.playing = False
-        for task in [self.task, *self.pending]:
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+        tasks = [task for task in [self.task, *self.pending] if task is not None]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            # asyncio.wait neither raises the tasks' errors nor swallows a cancellation of the
+            # caller (suppressing CancelledError here would: the caller could never be stopped).
+            await asyncio.wait(tasks)
 
     async def _play(self) -> None:
         i = 0
