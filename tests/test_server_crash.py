@@ -54,7 +54,7 @@ class Seat(Player):
         """Play on from message ``index`` (the messages before it were handled already)."""
         self.playing = True
         loop = asyncio.get_running_loop()
-        self.task = loop.create_task(self._play_from(index))
+        self.task = loop.create_task(self._play(index))
         if self.sync_every:
             task = loop.create_task(self._syncs())
             self.pending.add(task)
@@ -62,18 +62,6 @@ class Seat(Player):
 
     def start_playing(self) -> None:
         self.play_from(0)
-
-    async def _play_from(self, i: int) -> None:
-        while self.playing:
-            while i < len(self.received):
-                msg = self.received[i]
-                i += 1
-                await self.react(msg)
-            if self.closed.is_set():
-                return
-            self._news.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._news.wait(), 1.0)
 
     async def _syncs(self) -> None:
         assert self.sync_every is not None

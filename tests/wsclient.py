@@ -172,8 +172,8 @@ class Player(Client):
             # caller (suppressing CancelledError here would: the caller could never be stopped).
             await asyncio.wait(tasks)
 
-    async def _play(self) -> None:
-        i = 0
+    async def _play(self, i: int = 0) -> None:
+        """React to every message from index ``i`` on, as it arrives, until stopped."""
         while self.playing:
             while i < len(self.received):
                 msg = self.received[i]
