@@ -12,7 +12,7 @@ its ``view``, and ``ServerMessage``, the union of everything the server sends.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -284,7 +284,8 @@ class ClockEvent(_Event):
     deadline: GameTime | None = Field(description="the draw's new deadline; null: none")
 
 
-ServerEvent = Annotated[
+#: Every engine message, as one union (``EVENT_TYPES`` lists its members in this order).
+Events = (
     GameEvent
     | RoundEvent
     | LookEvent
@@ -304,15 +305,11 @@ ServerEvent = Annotated[
     | CrispEvent
     | RevealEvent
     | GameOverEvent
-    | ClockEvent,
-    Field(discriminator="type"),
-]
+    | ClockEvent
+)
+ServerEvent = Annotated[Events, Field(discriminator="type")]
 SERVER_EVENT: TypeAdapter[ServerEvent] = TypeAdapter(ServerEvent)
-EVENT_TYPES: tuple[type[_Event], ...] = (
-    GameEvent, RoundEvent, LookEvent, ReadyEvent, TurnEvent, DrawEvent, RecycleEvent, SwapEvent,
-    DiscardEvent, JackEvent, QueenEvent, KingEvent, TakeEvent, TimeoutEvent, TurnEndEvent,
-    WindowClosedEvent, CrispEvent, RevealEvent, GameOverEvent, ClockEvent,
-)  # fmt: skip
+EVENT_TYPES: tuple[type[_Event], ...] = get_args(Events)
 
 
 def type_of(model: type[BaseModel]) -> str:
@@ -323,32 +320,7 @@ def type_of(model: type[BaseModel]) -> str:
 
 #: Everything the server sends on a WebSocket: its own messages and the engine's.
 ServerMessage = Annotated[
-    P.Welcome
-    | P.Room
-    | P.State
-    | P.Error
-    | P.Left
-    | P.Pong
-    | GameEvent
-    | RoundEvent
-    | LookEvent
-    | ReadyEvent
-    | TurnEvent
-    | DrawEvent
-    | RecycleEvent
-    | SwapEvent
-    | DiscardEvent
-    | JackEvent
-    | QueenEvent
-    | KingEvent
-    | TakeEvent
-    | TimeoutEvent
-    | TurnEndEvent
-    | WindowClosedEvent
-    | CrispEvent
-    | RevealEvent
-    | GameOverEvent
-    | ClockEvent,
+    P.Welcome | P.Room | P.State | P.Error | P.Left | P.Pong | Events,
     Field(discriminator="type"),
 ]
 SERVER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
