@@ -5,11 +5,10 @@ from __future__ import annotations
 import itertools
 import json
 import random
-import subprocess
-import sys
 from typing import Any
 
 import pytest
+from crisp_cmd import crisp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -388,16 +387,6 @@ def test_run_games_counts_ties_for_each_winner() -> None:
     rows = report.seat_rows()
     assert [r["bot"] for r in rows] == ["normal", "normal"]
     assert report.level_rows()[0]["seats"] == 2
-
-
-def crisp(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "crisp", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_simulate_bots_json_shape() -> None:

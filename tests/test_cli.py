@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from crisp_cmd import crisp
 
 from crisp.engine import Options
 from crisp.engine.record import replay
 from crisp.engine.simulate import play_random
-
-
-def crisp(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "crisp", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def write(tmp_path: Path, data: object, name: str = "game.json") -> str:
