@@ -254,6 +254,19 @@ def plain_first_draw_seed(players: int) -> int:
     return next(s for s in range(1, 500) if round_deck(s, 1)[3 * players][0] not in "JQK")
 
 
+def two_seat_room(tmp_path: Path, speed: float = SPEED) -> tuple[ServerProcess, str, list[str]]:
+    """A server whose games deal ``plain_first_draw_seed(2)``, and a room of Ana (the host) and
+    Ben: the server, the room's code and the two seat tokens."""
+    env = {**ENV, "CRISP_FIXED_SEED": str(plain_first_draw_seed(2))}
+    srv = ServerProcess(tmp_path, clock_speed=speed, env=env).start()
+    try:
+        host = srv.create_room("Ana")
+        return srv, host["code"], [host["token"], srv.join(host["code"], "Ben")["token"]]
+    except BaseException:
+        srv.kill()
+        raise
+
+
 async def finish(seats: list[Seat], watch: Client) -> Message:
     """Let the seats play from their current state until the game is over."""
     for s in seats:
@@ -420,14 +433,9 @@ def test_downtime_times_no_one_out(tmp_path: Path) -> None:
 
 async def _downtime(tmp_path: Path) -> None:
     speed = 10.0
-    seed = plain_first_draw_seed(2)
-    env = {**ENV, "CRISP_FIXED_SEED": str(seed)}
-    srv = ServerProcess(tmp_path, clock_speed=speed, env=env).start()
+    srv, code, tokens = two_seat_room(tmp_path, speed)
     clients: list[Client] = []
     try:
-        host = srv.create_room("Ana")
-        code = host["code"]
-        tokens = [host["token"], srv.join(code, "Ben")["token"]]
         cs = [Client(srv, code, t, f"c{i}") for i, t in enumerate(tokens)]
         for c in cs:
             await c.connect()
@@ -443,7 +451,7 @@ async def _downtime(tmp_path: Path) -> None:
         await mover.wait_type("turn", seat=first)  # its v is the turn's: not stale
         await mover.act("draw")
         drawn = await mover.wait(lambda m: m["type"] == "draw" and "card" in m)
-        assert drawn["card"] == round_deck(seed, 1)[6]
+        assert drawn["card"] == round_deck(plain_first_draw_seed(2), 1)[6]
         await mover.act("discard")
         discarded = await mover.wait_type("discard", seat=first)
         ended = await mover.wait_type("turn_end", seat=first)
@@ -461,7 +469,7 @@ async def _downtime(tmp_path: Path) -> None:
         clients = []
         await asyncio.sleep(1.5 * 30 / speed)  # longer than the whole per-draw time, real time
 
-        srv = ServerProcess(tmp_path, clock_speed=speed, env=env, port=port).start()
+        srv = ServerProcess(tmp_path, clock_speed=speed, env=srv.env, port=port).start()
         cs = [Client(srv, code, t, f"c{i}'") for i, t in enumerate(tokens)]
         for c in cs:
             await c.connect()
@@ -527,14 +535,9 @@ def test_acknowledged_action_survives_a_kill(tmp_path: Path) -> None:
 
 
 async def _acknowledged(tmp_path: Path) -> None:
-    seed = plain_first_draw_seed(2)
-    env = {**ENV, "CRISP_FIXED_SEED": str(seed)}
-    srv = ServerProcess(tmp_path, clock_speed=SPEED, env=env).start()
+    srv, code, tokens = two_seat_room(tmp_path)
     clients: list[Client] = []
     try:
-        host = srv.create_room("Ana")
-        code = host["code"]
-        tokens = [host["token"], srv.join(code, "Ben")["token"]]
 
         async def connect() -> list[Client]:
             cs = [Client(srv, code, t, f"c{i}") for i, t in enumerate(tokens)]
@@ -549,7 +552,7 @@ async def _acknowledged(tmp_path: Path) -> None:
             srv.kill()
             await stop_all(clients)
             clients = []
-            srv = ServerProcess(tmp_path, clock_speed=SPEED, env=env, port=port).start()
+            srv = ServerProcess(tmp_path, clock_speed=SPEED, env=srv.env, port=port).start()
             return await connect()
 
         def view_of(c: Client) -> dict[str, Any]:
@@ -621,14 +624,9 @@ def test_versions_never_go_back_across_a_restart(tmp_path: Path) -> None:
 
 
 async def _versions(tmp_path: Path) -> None:
-    seed = plain_first_draw_seed(2)
-    env = {**ENV, "CRISP_FIXED_SEED": str(seed)}
-    srv = ServerProcess(tmp_path, clock_speed=SPEED, env=env).start()
+    srv, code, tokens = two_seat_room(tmp_path)
     cs: list[Client] = []
     try:
-        host = srv.create_room("Ana")
-        code = host["code"]
-        tokens = [host["token"], srv.join(code, "Ben")["token"]]
         cs = [Client(srv, code, t, f"c{i}") for i, t in enumerate(tokens)]
         for c in cs:
             await c.connect()
@@ -648,7 +646,7 @@ async def _versions(tmp_path: Path) -> None:
         srv.kill()
         for c in cs:
             await asyncio.wait_for(c.closed.wait(), 10)
-        srv = ServerProcess(tmp_path, clock_speed=SPEED, env=env, port=port).start()
+        srv = ServerProcess(tmp_path, clock_speed=SPEED, env=srv.env, port=port).start()
         for c in cs:  # the same client objects: each keeps the last v it saw
             await c.connect()
         mover = cs[1 - first]
