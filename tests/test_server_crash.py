@@ -276,6 +276,22 @@ async def finish(seats: list[Seat], watch: Client) -> Message:
     return over
 
 
+async def play_out(srv: ServerProcess, code: str, tokens: list[str],
+                   clients: list[Client]) -> dict[str, Any]:  # fmt: skip
+    """New seats (resuming the game where it stands) and a spectator finish the game; the
+    record must replay to the result the spectator was sent. Returns the record; the clients
+    go into ``clients`` for the caller's clean-up."""
+    seats = [Seat(srv, code, t, f"s{i}", seed=i, resume=True) for i, t in enumerate(tokens)]
+    watch = Client(srv, code, None, "watch")
+    for c in [*seats, watch]:
+        await c.connect()
+    clients += [*seats, watch]
+    over = await finish(seats, watch)
+    record = record_of(srv, code)
+    assert_result(record, over)
+    return record
+
+
 def assert_result(record: dict[str, Any], over: Message) -> None:
     result = replay(copy.deepcopy(record)).result
     assert result["over"], "the downloaded record does not replay to a finished game"
@@ -497,14 +513,7 @@ async def _downtime(tmp_path: Path) -> None:
         await stop_all(clients)
         clients = []
 
-        seats = [Seat(srv, code, t, f"s{i}", seed=i, resume=True) for i, t in enumerate(tokens)]
-        watch = Client(srv, code, None, "watch")
-        for c in [*seats, watch]:
-            await c.connect()
-        clients += [*seats, watch]
-        over = await finish(seats, watch)
-        record = record_of(srv, code)
-        assert_result(record, over)
+        record = await play_out(srv, code, tokens, clients)
         round1 = record["rounds"][0]
         acts = round1["actions"]
         restart = [c for c in round1.get("clock", []) if c["do"] == "restart"]
@@ -592,14 +601,7 @@ async def _acknowledged(tmp_path: Path) -> None:
         await stop_all(clients)
         clients = []
 
-        seats = [Seat(srv, code, t, f"s{i}", seed=i, resume=True) for i, t in enumerate(tokens)]
-        watch = Client(srv, code, None, "watch")
-        for c in [*seats, watch]:
-            await c.connect()
-        clients += [*seats, watch]
-        over = await finish(seats, watch)
-        record = record_of(srv, code)
-        assert_result(record, over)
+        record = await play_out(srv, code, tokens, clients)
         acts = record["rounds"][0]["actions"]
         mine = [
             {"t": ready["t"], "seat": 0, "do": "ready"},
