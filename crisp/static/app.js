@@ -297,17 +297,8 @@ function onAction(action, el) {
     case "cancel":
       model.ui = {};
       break;
-    case "start":
-      conn.send({ type: "start" });
-      break;
-    case "continue":
-      conn.send({ type: "continue" });
-      break;
-    case "rematch":
-      conn.send({ type: "rematch" });
-      break;
-    case "leave":
-      conn.send({ type: "leave" });
+    case "start": case "continue": case "rematch": case "leave":
+      conn.send({ type: action });
       break;
     case "kick":
       conn.send({ type: "kick", member: Number(el.dataset.member) });
