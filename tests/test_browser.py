@@ -252,6 +252,7 @@ def test_three_phones_play_a_round_by_taps(server: Any, phones: Any) -> None:
     chloe.page.fill("#code", " " + code.lower())
     chloe.tap("#join-code")
     expect(chloe.page).to_have_url(f"{srv.base}/r/{code}")
+    expect(chloe.loc("#join")).to_be_visible()  # the join form, not the home page it replaces
     chloe.page.fill("#name", "Chloé")
     chloe.tap("#join")
     for phone in everyone:
@@ -527,3 +528,38 @@ def test_language_switch_and_browser_locale(server: Any, phones: Any) -> None:
     wait_until(lambda: ines.page.evaluate("localStorage.getItem('crisp.lang')") == "fr",
                what="the language saved")  # fmt: skip
     assert_clean([hana, ines])
+
+
+def test_join_by_code_while_the_room_is_looked_up(server: Any, phones: Any) -> None:
+    """Join by code on a slow link: the home page's fields go away the moment the code is sent (a
+    name typed then would land in a field about to vanish), and the name typed on the home page
+    is already in the join form when it appears."""
+    srv = server(1, clock_speed=2)
+    ana = phones(srv, "Pixel 7", "ana")
+    dana = phones(srv, "Moto G4", "dana")
+    ana.page.goto("/")
+    ana.page.fill("#name", "Ana")
+    ana.tap("#create")
+    code = ana.loc('[data-test="room-code"]').inner_text().strip()
+
+    held: list[Any] = []  # the room lookup, answered only when the test lets it go
+
+    def hold(route: Any) -> None:  # (Playwright wants a Python function, not list.append)
+        held.append(route)
+
+    dana.page.route(f"**/api/rooms/{code}", hold)
+    dana.page.goto("/")
+    dana.page.fill("#name", "Dana")
+    dana.page.fill("#code", code)
+    dana.tap("#join-code")
+    expect(dana.page).to_have_url(f"{srv.base}/r/{code}")
+    # (a round trip to the page lets Playwright deliver the held request to the handler)
+    wait_until(lambda: dana.page.evaluate("true") and held, what="the room lookup")
+    expect(dana.loc("input")).to_have_count(0)  # nothing left to type into while it is pending
+    expect(dana.loc("[aria-busy=true]")).to_be_visible()
+    held[0].continue_()
+    expect(dana.loc("#name")).to_have_value("Dana")
+    dana.tap("#join")
+    expect(ana.loc('[data-test="member"] .name')).to_have_text(["Ana", "Dana"])
+    expect(dana.loc('[data-test="member"][data-connected="true"]')).to_have_count(2)
+    assert_clean([ana, dana])

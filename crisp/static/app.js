@@ -74,15 +74,23 @@ function showHome(error = "") {
     event.preventDefault();
     const code = root.querySelector("#code").value.replace(/\s+/g, "").toUpperCase();
     if (!/^[A-Z]{5}$/.test(code)) return showHome(t("err.code"));
+    const name = root.querySelector("#name").value.trim(); // typed above: carried to the join form
+    if (name) localStorage.setItem(nameKey, name);
     history.pushState(null, "", `/r/${code}`);
     openRoom(code);
   });
+}
+
+// Between two screens, a placeholder: a field left from the page before would swallow typing.
+function showWaiting() {
+  root.innerHTML = `<main class="home"><p class="muted" aria-busy="true">…</p></main>`;
 }
 
 async function openRoom(code) {
   document.title = `Crisp ${code}`;
   const token = localStorage.getItem(tokenKey(code));
   if (token) return connect(code, token);
+  showWaiting(); // nothing to type into while the room is looked up
   let summary = null;
   try {
     summary = await api(`/api/rooms/${code}`);
@@ -116,7 +124,7 @@ function connect(code, token) {
   model = newModel();
   model.code = code;
   model.ui = {};
-  root.innerHTML = `<main class="home"><p class="muted">…</p></main>`;
+  showWaiting();
   conn = new Connection(code, token);
   conn.addEventListener("status", (event) => {
     model.conn = event.detail;
