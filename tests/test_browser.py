@@ -8,7 +8,7 @@ review under tests/artifacts/screenshots/."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,6 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
 
 from browser import (
-    ARGS,
     CHROMIUM,
     SLOTS,
     STORED_CODE,
@@ -29,7 +28,8 @@ from browser import (
     value,
     wait_until,
 )
-from playwright.sync_api import expect, sync_playwright
+from browser_fixtures import browser, phones, playwright, server  # noqa: F401 (fixtures)
+from playwright.sync_api import expect
 from serverproc import ServerProcess
 
 from crisp.engine.rng import first_dealer, round_deck
@@ -43,52 +43,6 @@ UP = re.compile(r"\bup\b")
 DOWN = re.compile(r"\bdown\b")
 
 expect.set_options(timeout=TIMEOUT_MS)
-
-
-# -- fixtures -----------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def playwright() -> Iterator[Any]:
-    with sync_playwright() as p:
-        yield p
-
-
-@pytest.fixture(scope="module")
-def browser(playwright: Any) -> Iterator[Any]:
-    b = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-    yield b
-    b.close()
-
-
-@pytest.fixture
-def phones(browser: Any, playwright: Any) -> Iterator[Callable[..., Phone]]:
-    """A factory of phones (separate browser contexts); all closed at the end of the test."""
-    made: list[Phone] = []
-
-    def make(server: ServerProcess, device: str, label: str, **options: Any) -> Phone:
-        phone = Phone(browser, playwright, device, server.base, label, **options)
-        made.append(phone)
-        return phone
-
-    yield make
-    for phone in made:
-        phone.close()
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
-    started: list[ServerProcess] = []
-
-    def start(seed: int, clock_speed: float) -> ServerProcess:
-        srv = ServerProcess(tmp_path, clock_speed=clock_speed,
-                            env={"CRISP_FIXED_SEED": str(seed)}).start()  # fmt: skip
-        started.append(srv)
-        return srv
-
-    yield start
-    for srv in started:
-        srv.stop()
 
 
 # -- the deal, derived from the seed ------------------------------------------------------------
@@ -528,38 +482,3 @@ def test_language_switch_and_browser_locale(server: Any, phones: Any) -> None:
     wait_until(lambda: ines.page.evaluate("localStorage.getItem('crisp.lang')") == "fr",
                what="the language saved")  # fmt: skip
     assert_clean([hana, ines])
-
-
-def test_join_by_code_while_the_room_is_looked_up(server: Any, phones: Any) -> None:
-    """Join by code on a slow link: the home page's fields go away the moment the code is sent (a
-    name typed then would land in a field about to vanish), and the name typed on the home page
-    is already in the join form when it appears."""
-    srv = server(1, clock_speed=2)
-    ana = phones(srv, "Pixel 7", "ana")
-    dana = phones(srv, "Moto G4", "dana")
-    ana.page.goto("/")
-    ana.page.fill("#name", "Ana")
-    ana.tap("#create")
-    code = ana.loc('[data-test="room-code"]').inner_text().strip()
-
-    held: list[Any] = []  # the room lookup, answered only when the test lets it go
-
-    def hold(route: Any) -> None:  # (Playwright wants a Python function, not list.append)
-        held.append(route)
-
-    dana.page.route(f"**/api/rooms/{code}", hold)
-    dana.page.goto("/")
-    dana.page.fill("#name", "Dana")
-    dana.page.fill("#code", code)
-    dana.tap("#join-code")
-    expect(dana.page).to_have_url(f"{srv.base}/r/{code}")
-    # (a round trip to the page lets Playwright deliver the held request to the handler)
-    wait_until(lambda: dana.page.evaluate("true") and held, what="the room lookup")
-    expect(dana.loc("input")).to_have_count(0)  # nothing left to type into while it is pending
-    expect(dana.loc("[aria-busy=true]")).to_be_visible()
-    held[0].continue_()
-    expect(dana.loc("#name")).to_have_value("Dana")
-    dana.tap("#join")
-    expect(ana.loc('[data-test="member"] .name')).to_have_text(["Ana", "Dana"])
-    expect(dana.loc('[data-test="member"][data-connected="true"]')).to_have_count(2)
-    assert_clean([ana, dana])

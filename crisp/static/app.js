@@ -156,13 +156,14 @@ async function handle(msg) {
   } else if (msg.type === "welcome") {
     model.clock.speed = msg.clock_speed;
     model.you = msg.you;
+    model.optionsSent = null; // a new connection: the room that follows is the truth
   } else if (msg.type === "room") {
     model.room = msg;
     const mine = msg.members.find((x) => x.id === model.you.member);
     if (mine) {
       model.you = { ...model.you, seat: msg.phase === "lobby" ? null : mine.seat, host: mine.host, name: mine.name };
     }
-    if (msg.phase === "lobby") model.options = msg.options;
+    if (msg.phase === "lobby") takeOptions(msg.options);
     keepAwake(msg.phase === "playing" || msg.phase === "between");
   } else if (msg.type === "state") {
     fromState(model, msg);
@@ -170,6 +171,10 @@ async function handle(msg) {
   } else if (msg.type === "error") {
     if (msg.code === "stale" || msg.code === "bad_version") conn.send({ type: "sync" });
     else console.info("refused:", msg.code, msg.rule || "", msg.message);
+    if (msg.about === "options" && model.room) {
+      model.optionsSent = null; // not taken: the controls show the room's options again
+      model.options = model.room.options;
+    }
     model.ui = {};
   } else if (msg.type === "left") {
     localStorage.removeItem(tokenKey(model.code));
@@ -179,6 +184,15 @@ async function handle(msg) {
     return;
   }
   render();
+}
+
+// The host's last change stands until a "room" carries it: the answer to an earlier change, still
+// on its way, must neither flick the controls back nor become the base of the next change.
+function takeOptions(options) {
+  const sent = model.optionsSent;
+  if (sent && !["limit", "timer", "take_discard"].every((k) => options[k] === sent[k])) return;
+  model.optionsSent = null;
+  model.options = options;
 }
 
 function react(msg, before) {
@@ -279,8 +293,9 @@ root.addEventListener("change", async (event) => {
     if (el.dataset.option === "limit") o.limit = Number(el.value);
     if (el.dataset.option === "timer") o.timer = el.value ? Number(el.value) : null;
     if (el.dataset.option === "take_discard") o.take_discard = el.checked;
-    conn.send({ type: "options", ...o });
+    if (!conn.send({ type: "options", ...o })) return render(); // offline: the change is undone
     model.options = o; // a second change before the server's "room" must not undo this one
+    model.optionsSent = o;
   }
 });
 

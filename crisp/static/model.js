@@ -11,6 +11,7 @@ export function newModel() {
     you: { member: null, seat: null, host: false, name: null },
     players: [],
     options: { limit: 100, timer: null, take_discard: false },
+    optionsSent: null, // the host's last options change, until a "room" carries it
     totals: [],
     over: false,
     winners: [],
