@@ -156,12 +156,17 @@ async def play(tmp_path: Path, players: int, limit: int, timer: int | None, take
 
 
 async def reconnect_now_and_then(seat: Seat, rng: random.Random, g: Game) -> None:
-    """Close the seat's socket now and then, mid-game, and connect again with its token."""
-    await asyncio.sleep(rng.uniform(0.2, 1.0))
+    """Close the seat's socket now and then, mid-game, and connect again with its token. The
+    first time is at the first deal: the start look waits for this seat's Ready (R-LOOK-PHASE),
+    so every game has a reconnect however fast its turns go (a sleep from the start, before,
+    sometimes outlasted a quick game on a loaded machine)."""
+    await seat.wait_type("round", timeout=30)
+    first = True
     while True:
         await seat.stop_playing()
         await seat.close()
-        await asyncio.sleep(rng.uniform(0.05, 0.6))
+        await asyncio.sleep(rng.uniform(0.05, 0.3 if first else 0.6))
+        first = False
         mark = len(seat.received)
         seat.resume = True
         await seat.connect()
