@@ -141,6 +141,18 @@ class Phone:
 
     # -- doing things --------------------------------------------------------------------------
 
+    def create_room(self, name: str) -> str:
+        """On the home page: type ``name``, tap Create; the room's code, as the lobby shows it."""
+        self.page.goto("/")
+        self.page.fill("#name", name)
+        self.tap("#create")
+        return self.loc('[data-test="room-code"]').inner_text().strip()
+
+    def wait_for(self, predicate: Any, what: str) -> Any:
+        """Poll ``predicate`` over state that Playwright's handlers (routes) fill in: a round trip
+        to the page each time lets Playwright deliver the events to them."""
+        return wait_until(lambda: self.page.evaluate("true") and predicate(), what=what)
+
     def tap(self, locator: Locator | str, pulsing: bool = False) -> None:
         """A tap (touch). A pulsing button (the crisp call) never holds still for Playwright's
         "stable" check, so it is tapped once visible, where it is."""

@@ -186,10 +186,7 @@ def test_three_phones_play_a_round_by_taps(server: Any, phones: Any) -> None:
     everyone = [ana, ben, chloe]
 
     # the host creates a room on the home page
-    ana.page.goto("/")
-    ana.page.fill("#name", "Ana")
-    ana.tap("#create")
-    code = ana.loc('[data-test="room-code"]').inner_text().strip()
+    code = ana.create_room("Ana")
     assert re.fullmatch(r"[A-Z]{5}", code), code
     link = ana.loc('[data-test="link"]').inner_text().strip()
     assert link == f"{srv.base}/r/{code}"

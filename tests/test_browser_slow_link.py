@@ -30,10 +30,7 @@ def test_join_by_code_while_the_room_is_looked_up(server: Any, phones: Any) -> N
     srv = server(1, clock_speed=2)
     ana = phones(srv, "Pixel 7", "ana")
     dana = phones(srv, "Moto G4", "dana")
-    ana.page.goto("/")
-    ana.page.fill("#name", "Ana")
-    ana.tap("#create")
-    code = ana.loc('[data-test="room-code"]').inner_text().strip()
+    code = ana.create_room("Ana")
 
     held: list[Any] = []  # the room lookup, answered only when the test lets it go
 
@@ -46,8 +43,7 @@ def test_join_by_code_while_the_room_is_looked_up(server: Any, phones: Any) -> N
     dana.page.fill("#code", code)
     dana.tap("#join-code")
     expect(dana.page).to_have_url(f"{srv.base}/r/{code}")
-    # (a round trip to the page lets Playwright deliver the held request to the handler)
-    wait_until(lambda: dana.page.evaluate("true") and held, what="the room lookup")
+    dana.wait_for(lambda: held, what="the room lookup")
     expect(dana.loc("input")).to_have_count(0)  # nothing left to type into while it is pending
     expect(dana.loc("[aria-busy=true]")).to_be_visible()
     held[0].continue_()
@@ -95,16 +91,13 @@ def test_quick_option_changes_all_hold_when_the_answers_come_late(server: Any, p
     ana = phones(srv, "Pixel 7", "ana")
     link = HeldRoom()
     ana.page.route_web_socket(re.compile(r"/ws/"), link.route)
-    ana.page.goto("/")
-    ana.page.fill("#name", "Ana")
-    ana.tap("#create")
-    code = ana.loc('[data-test="room-code"]').inner_text().strip()
+    code = ana.create_room("Ana")
     expect(ana.loc("#opt-take")).to_be_enabled()
 
     link.holding = True
     ana.page.select_option("#opt-limit", "50")  # answered by a "room" that is held
     ana.loc("#opt-take").check()  # changed before that answer arrives
-    wait_until(lambda: ana.page.evaluate("true") and len(link.held) == 2, what="two answers")
+    ana.wait_for(lambda: len(link.held) == 2, what="two answers")
     # the first answer (limit 50, no taking) arrives late; the page draws it (a fresh lobby)
     ana.page.evaluate("document.querySelector('#opt-take').dataset.before = 'yes'")
     link.release(1)
