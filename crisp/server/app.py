@@ -6,29 +6,33 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Annotated, Any
 
-from fastapi import FastAPI, HTTPException, Request, WebSocket
+from fastapi import Depends, FastAPI, HTTPException, Request, WebSocket
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
-from starlette.websockets import WebSocketDisconnect
 
-from crisp.server.connection import CLOSE_FORBIDDEN_ORIGIN, CLOSE_NO_ROOM, CLOSE_POLICY, Connection
+from crisp.server.clock import Clock, LoopClock
 from crisp.server.hub import Hub
 from crisp.server.members import normalize_code
 from crisp.server.pages import mount_client
 from crisp.server.refused import Refused
+from crisp.server.registry import Registry
 from crisp.server.room import Room
 from crisp.server.settings import Settings
+from crisp.server.store import Storage, Store
+from crisp.server.wsloop import endpoint
 
 log = logging.getLogger("crisp.server")
-FLOOD_LIMIT = 200  # messages refused in a row by the rate limit before the connection is closed
 
 
 class JoinRequest(BaseModel):
     name: str = Field(max_length=200, description="trimmed and capped at 20 characters")
+
+
+class CreateRequest(JoinRequest):
+    game: str | None = Field(None, max_length=40, description='the game, e.g. "crisp" (default)')
 
 
 class Joined(BaseModel):
@@ -39,9 +43,27 @@ class Joined(BaseModel):
     seat: int | None = Field(description="the seat you would have if the game started now")
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def find_room(code: str, request: Request) -> Room:
+    """The room of a path's code: a dependency of every room route (404 if there is none)."""
+    hub: Hub = request.app.state.hub
+    room = hub.rooms.get(normalize_code(code))
+    if room is None:
+        raise HTTPException(404, "no such room (it may have expired)")
+    return room
+
+
+FoundRoom = Annotated[Room, Depends(find_room)]
+
+
+def create_app(
+    settings: Settings | None = None, *, games: Registry | None = None,
+    store: Storage | None = None, clock: Clock | None = None,
+) -> FastAPI:  # fmt: skip
+    """The application. Its games come from ``settings.games`` unless given; its store is the
+    SQLite file of ``settings.data_dir`` unless given; its clock the event loop's."""
     settings = settings or Settings()
-    hub = Hub(settings)
+    games = games or Registry.load(settings.games)
+    hub = Hub(settings, store or Store(settings.db_path), clock or LoopClock(), games)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -54,24 +76,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.hub = hub
     app.state.settings = settings
 
-    def find(code: str) -> Room:
-        room = hub.rooms.get(normalize_code(code))
-        if room is None:
-            raise HTTPException(404, "no such room (it may have expired)")
-        return room
-
     def joined(room: Room, name: str) -> Joined:
         try:
             member, token = room.join(name)
         except ValueError as err:
             raise HTTPException(422, str(err)) from err
         except Refused as err:
-            raise HTTPException(409, err.message) from err
-        seat = (
-            room.lobby_seats().index(member.id)
-            if room.phase == "lobby" and member.id in room.lobby_seats()
-            else None
-        )
+            raise HTTPException(503 if err.code == "unavailable" else 409, err.message) from err
+        seats = room.lobby.lobby_seats()
+        in_lobby = room.lobby.phase == "lobby" and member.id in seats
+        seat = seats.index(member.id) if in_lobby else None
         return Joined(
             code=room.code, link=f"/r/{room.code}", member=member.id, token=token, seat=seat
         )
@@ -81,8 +95,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"ok": True, "rooms": len(hub.rooms)}
 
     @app.post("/api/rooms", status_code=201)
-    async def create_room(body: JoinRequest) -> Joined:
-        room = hub.create_room()
+    async def create_room(body: CreateRequest) -> Joined:
+        try:
+            room = hub.create_room(body.game)
+        except Refused as err:
+            raise HTTPException(404 if err.code == "not_found" else 503, err.message) from err
         async with room.lock:
             try:
                 return joined(room, body.name)
@@ -91,26 +108,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 raise
 
     @app.post("/api/rooms/{code}/join", status_code=201)
-    async def join_room(code: str, body: JoinRequest) -> Joined:
-        room = find(code)
+    async def join_room(room: FoundRoom, body: JoinRequest) -> Joined:
         async with room.lock:
             return joined(room, body.name)
 
     @app.get("/api/rooms/{code}")
-    async def room_summary(code: str) -> dict[str, Any]:
-        room = find(code)
+    async def room_summary(room: FoundRoom) -> dict[str, Any]:
         msg = room.room_message()
-        return {k: msg[k] for k in ("code", "phase", "options", "members", "game", "record")}
+        keys = ("code", "game_type", "phase", "options", "members", "game", "record")
+        return {k: msg[k] for k in keys}
 
     @app.get("/api/rooms/{code}/record")
-    async def record(code: str) -> Response:
-        room = find(code)
+    async def record(room: FoundRoom) -> Response:
         if room.last_record is None:
             raise HTTPException(
                 409, "the record is available once a game is over (it holds the deck order)"
             )
         body = json.dumps(room.last_record, ensure_ascii=False, indent=1)
-        name = f"crisp-{room.code}-game{room.game_no}.json"
+        name = f"{room.lobby.game_type}-{room.code}-game{room.lobby.game_no}.json"
         disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
         return Response(body, media_type="application/json", headers=disposition)
 
@@ -122,58 +137,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.websocket("/ws/{code}")
     async def websocket(ws: WebSocket, code: str) -> None:
-        if not origin_allowed(ws, settings):
-            await ws.close(CLOSE_FORBIDDEN_ORIGIN)  # before accept: the handshake gets a 403
-            log.info("refused a WebSocket from a foreign origin")
-            return
-        await ws.accept()
-        room = hub.rooms.get(normalize_code(code))
-        if room is None:
-            await ws.send_text('{"type":"error","code":"not_found","message":"no such room"}')
-            await ws.close(CLOSE_NO_ROOM)
-            return
-        conn = Connection(ws, queue_max=settings.send_queue_max, rate=settings.rate_per_s,
-                          burst=settings.rate_burst)  # fmt: skip
-        conn.start()
-        room.conns.add(conn)
-        try:
-            while not conn.closed:
-                message = await ws.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                text = message.get("text")
-                if not conn.bucket.take():
-                    conn.refused += 1
-                    if conn.refused >= FLOOD_LIMIT:
-                        conn.close(CLOSE_POLICY)
-                    elif conn.refused == 1 or conn.refused % 20 == 0:
-                        room.error(
-                            conn, Refused("rate_limited", "too many messages: slow down"), None
-                        )
-                    continue
-                conn.refused = 0
-                if text is None:
-                    room.error(conn, Refused("bad_message", "send JSON in text frames"), None)
-                    continue
-                await hub.receive(room, conn, text)
-        except WebSocketDisconnect:
-            pass
-        finally:
-            await hub.disconnected(room, conn)
-            if conn.closed and conn.writer is not None:
-                with contextlib.suppress(Exception):
-                    await conn.writer  # flush the last error and close frame
-            await conn.stop()
+        await endpoint(ws, code, hub)
 
     return app
-
-
-def origin_allowed(ws: WebSocket, settings: Settings) -> bool:
-    """Browsers send Origin: a page of another site may not play with a visitor's seat token.
-    Clients without an Origin (scripts, bots) are allowed; the token still authorizes."""
-    origin = ws.headers.get("origin")
-    if origin is None:
-        return True
-    if origin in settings.allowed_origins:
-        return True
-    return urlsplit(origin).netloc.lower() == ws.headers.get("host", "").lower()

@@ -11,18 +11,9 @@ import time
 
 from starlette.websockets import WebSocket
 
+from crisp.server.closecodes import CloseCode
+
 log = logging.getLogger("crisp.server")
-
-# Close codes (RFC 6455 private range 4000-4999, plus the standard ones).
-CLOSE_UNAUTHORIZED = 4401  # a wrong or removed token
-CLOSE_FORBIDDEN_ORIGIN = 4403  # a page of another site tried to connect
-CLOSE_NO_ROOM = 4404  # the room does not exist (or expired)
-CLOSE_TOO_SLOW = 4408  # the send queue overflowed: reconnect and resync
-CLOSE_REMOVED = 4409  # the host removed this member
-CLOSE_POLICY = 1008  # a flood of messages
-CLOSE_TOO_BIG = 1009  # a message over the size cap
-CLOSE_GOING_AWAY = 1001  # the server is shutting down
-
 
 class TokenBucket:
     """``rate`` messages a second, ``burst`` at once."""
@@ -69,7 +60,7 @@ class Connection:
             return
         if len(self.queue) >= self.queue_max:
             log.info("closing a connection that stopped reading (%d queued)", len(self.queue))
-            self.abort(CLOSE_TOO_SLOW)
+            self.abort(CloseCode.TOO_SLOW)
             return
         self._put(text)
 

@@ -1,96 +1,149 @@
-"""The lobby's changes and the bots of a room: members, options, host, rematch, bot players and
-stand-ins. Part of ``Room``; every change is committed, then the new ``room`` message is sent."""
+"""A room's lasting state, apart from its games: members, host, options, seats and phase. A plain
+class: ``to_state``/``from_state`` are what the store keeps; every method is a pure change of it
+(the room writes, then tells everyone)."""
 
 from __future__ import annotations
 
-import logging
-import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
 
-from crisp.engine import Options
-from crisp.engine.messages import encode
-from crisp.server.connection import CLOSE_REMOVED
-from crisp.server.members import BOT_NAMES, Member
+from crisp.server.members import BOT_NAMES, Member, clean_name, token_hash
 from crisp.server.refused import Refused
-from crisp.server.roombase import RoomBase
-
-log = logging.getLogger("crisp.server")
-MAX_SEATS = 8
 
 
-class LobbyActions(RoomBase):
-    """Part of ``Room``: lobby changes and bots."""
+class Phase(StrEnum):
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    BETWEEN = "between"
+    OVER = "over"
 
-    # -- bots ---------------------------------------------------------------------------------
 
-    def add_bot(self, level: str) -> None:
-        """Host, lobby: a bot member, seated like a player (no token: no one can take its place)."""
-        if len(self.lobby_seats()) >= MAX_SEATS:
-            raise Refused("bad_phase", "the table is full (8 seats)")
+IN_GAME = frozenset({Phase.PLAYING, Phase.BETWEEN})
+
+
+@dataclass
+class Lobby:
+    code: str
+    created: float
+    game_type: str
+    options: dict[str, Any]
+    max_seats: int
+    members: dict[int, Member] = field(default_factory=dict)  # in join order
+    next_member: int = 1
+    host: int | None = None
+    phase: Phase = Phase.LOBBY
+    game_no: int = 0
+    seats: list[int] = field(default_factory=list)  # member ids by seat, in the current game
+    stand_ins: dict[int, str] = field(default_factory=dict)  # seat -> the level of a bot playing
+
+    # -- storage ------------------------------------------------------------------------------
+
+    def to_state(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "created": self.created,
+            "game_type": self.game_type,
+            "members": [m.to_json() for m in self.members.values()],
+            "next_member": self.next_member,
+            "host": self.host,
+            "options": dict(self.options),
+            "phase": str(self.phase),
+            "game_no": self.game_no,
+            "seats": list(self.seats),
+            "stand_ins": {str(seat): level for seat, level in self.stand_ins.items()},
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any], max_seats: int, default_game: str) -> Lobby:
+        return cls(
+            code=str(state["code"]),
+            created=float(state["created"]),
+            game_type=str(state.get("game_type", default_game)),
+            options=dict(state["options"]),
+            max_seats=max_seats,
+            members={m["id"]: Member.from_json(m) for m in state["members"]},
+            next_member=int(state["next_member"]),
+            host=state["host"],
+            phase=Phase(state["phase"]),
+            game_no=int(state["game_no"]),
+            seats=list(state["seats"]),
+            stand_ins={int(seat): level for seat, level in state.get("stand_ins", {}).items()},
+        )
+
+    # -- queries ------------------------------------------------------------------------------
+
+    def member_of(self, token: str) -> Member | None:
+        digest = token_hash(token)
+        return next((m for m in self.members.values() if m.token_hash == digest), None)
+
+    def lobby_seats(self) -> list[int]:
+        """Who would be seated if the game started now: the first ``max_seats`` members."""
+        return list(self.members)[: self.max_seats]
+
+    def current_seats(self) -> list[int]:
+        return self.seats if self.phase != Phase.LOBBY else self.lobby_seats()
+
+    def seat_of(self, member_id: int | None) -> int | None:
+        if member_id is None or self.phase == Phase.LOBBY or member_id not in self.seats:
+            return None
+        return self.seats.index(member_id)
+
+    def is_bot_seat(self, seat: int) -> bool:
+        return self.members[self.seats[seat]].bot is not None or seat in self.stand_ins
+
+    # -- changes ------------------------------------------------------------------------------
+
+    def join(self, raw_name: str, digest: str, now: float) -> Member:
+        name = clean_name(raw_name)
+        if any(m.name.casefold() == name.casefold() for m in self.members.values()):
+            raise Refused("bad_message", f"the name {name!r} is taken in this room")
+        member = Member(self.next_member, name, digest, now)
+        self._add(member)
+        if self.host is None:
+            self.host = member.id
+        return member
+
+    def add_bot(self, level: str, now: float) -> Member:
+        if len(self.lobby_seats()) >= self.max_seats:
+            raise Refused("bad_phase", f"the table is full ({self.max_seats} seats)")
         taken = {m.name.casefold() for m in self.members.values()}
         name = next((f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)".casefold() not in taken),
                     f"Bot {self.next_member}")  # fmt: skip
-        member = Member(self.next_member, name, f"bot:{self.next_member}", time.time(), level)
-        self.next_member += 1
+        member = Member(self.next_member, name, f"bot:{self.next_member}", now, level)
+        self._add(member)
+        return member
+
+    def _add(self, member: Member) -> None:
         self.members[member.id] = member
-        self.commit([])
-        self.send_room()
+        self.next_member += 1
 
-    def stand_in(self, seat: int, level: str) -> None:
-        """Host, mid-game: a bot plays a disconnected player's seat until they come back."""
-        assert self.table is not None
-        game = self.table.game
-        self.stand_ins[seat] = level
-        self.bots.seat(seat, level, list(game.players), game.options.to_record(), game.view(seat))
-        if game.absent[seat] and not game.over:
-            self.set_absent(seat, None)  # the bot plays: no more timeouts
-        self.commit([])
-        self.send_room()
-
-    def release_stand_in(self, seat: int) -> None:
-        """The player is back: the bot leaves the seat."""
-        if self.stand_ins.pop(seat, None) is not None:
-            self.bots.release(seat)
-            self.commit([])
-            self.send_room()
-
-    # -- lobby --------------------------------------------------------------------------------
-
-    def set_options(self, options: Options) -> None:
-        self.options = options
-        self.commit([])
-        self.send_room()
-
-    def remove(self, member_id: int, kicked: bool = True) -> None:
+    def remove(self, member_id: int) -> Member:
+        """Remove a member; a leaving host passes the role to the next human member."""
         member = self.members.pop(member_id)
         if self.host == member_id:
-            self.host = next(iter(self.members), None)
-        self.commit([])
-        log.info("room %s: member %d removed", self.code, member.id)
-        for conn in list(self.conns):
-            if conn.member == member_id:
-                if kicked:
-                    self.error(conn, Refused("unauthorized", "the host removed you"), None)
-                else:
-                    conn.send(encode({"type": "left", "code": self.code}))
-                conn.close(CLOSE_REMOVED)
-        self.send_room()
+            self.host = next((m.id for m in self.members.values() if m.bot is None), None)
+        return member
 
     def pass_host(self, member_id: int) -> None:
+        member = self.members.get(member_id)
+        if member is None:
+            raise Refused("not_found", f"there is no member {member_id}")
+        if member.bot is not None:
+            raise Refused("bad_message", "a bot cannot be the host")
         self.host = member_id
-        self.commit([])
-        self.send_room()
 
-    def rematch(self) -> None:
-        self.bots.clear()
+    def start(self, min_seats: int) -> list[int]:
+        seats = self.lobby_seats()
+        if len(seats) < min_seats:
+            raise Refused("bad_phase", f"a game needs at least {min_seats} players (R-PLAYERS)")
+        self.game_no += 1
+        self.seats = seats
+        self.phase = Phase.PLAYING
         self.stand_ins = {}
-        self.phase = "lobby"
+        return seats
+
+    def back_to_lobby(self) -> None:
+        self.phase = Phase.LOBBY
         self.seats = []
-        self.table = None
-        self.floors = []
-        for conn in self.conns:
-            conn.seat = None
-        self.commit([])
-        self.send_room()
-        for conn in self.conns:
-            if conn.greeted:
-                self.send_state(conn)
+        self.stand_ins = {}

@@ -31,27 +31,22 @@ class Hello(_Msg):
 
 
 class Act(_Msg):
-    """A game action for the connection's own seat (the seat comes from the token, never from
-    the message). ``v`` is the latest version the client has seen: an action decided on an older
-    state of the seat's own turn is refused as ``stale``, so a double tap applies once."""
+    """A move for the connection's own seat (the seat comes from the token, never from the
+    message). ``v`` is the latest version the client has seen: a move decided on an older state
+    of the seat's own turn is refused as ``stale``, so a double tap applies once. The move's own
+    fields follow ``v`` and are the game's (Crisp: see "Crisp's moves" below)."""
 
+    model_config = ConfigDict(extra="allow", strict=True)
     type: Literal["act"]
     v: int = Field(ge=0)
-    do: Literal[
-        "ready", "draw", "swap", "discard", "jack", "queen", "king", "take_discard", "crisp"
-    ]
-    slot: Slot | None = Field(None, description="swap, queen, take_discard: your slot")
-    target: Seat | None = Field(None, description="queen: the other seat")
-    target_slot: Slot | None = Field(None, description="queen: the other seat's slot")
 
 
 class SetOptions(_Msg):
-    """Host, in the lobby: the three options of RULES.md §6."""
+    """Host, in the lobby: the game's options, every field (Crisp: the three options of
+    RULES.md §6, see "Crisp's options" below)."""
 
+    model_config = ConfigDict(extra="allow", strict=True)
     type: Literal["options"]
-    limit: Literal[50, 100, 150]
-    timer: Literal[30, 45, 60] | None
-    take_discard: bool
 
 
 class Start(_Msg):
@@ -106,7 +101,7 @@ class AddBot(_Msg):
     """Host, in the lobby: add a bot player (marked as a bot) to the next free seat."""
 
     type: Literal["add_bot"]
-    level: Literal["easy", "normal", "hard"] = Field(description="how well the bot plays")
+    level: str = Field(max_length=20, description="how well the bot plays (the game's levels)")
 
 
 class StandIn(_Msg):
@@ -115,7 +110,7 @@ class StandIn(_Msg):
 
     type: Literal["bot"]
     seat: Seat = Field(description="the disconnected player's seat")
-    level: Literal["easy", "normal", "hard"] = Field(description="how well the bot plays")
+    level: str = Field(max_length=20, description="how well the bot plays (the game's levels)")
 
 
 class Sync(_Msg):
@@ -163,10 +158,8 @@ class Member(_Msg):
     host: bool
     connected: bool
     absent: bool = Field(description="a seat whose draws time out (the host's grace)")
-    bot: Literal["easy", "normal", "hard"] | None = Field(
-        None, description="a bot member's level (bots have no token)"
-    )
-    stand_in: Literal["easy", "normal", "hard"] | None = Field(
+    bot: str | None = Field(None, description="a bot member's level (bots have no token)")
+    stand_in: str | None = Field(
         None, description="a bot of this level plays the seat until its player comes back"
     )
 
@@ -188,8 +181,9 @@ class Room(_Msg):
     type: Literal["room"]
     v: int
     code: str
+    game_type: str = Field(description='the game played in this room, e.g. "crisp"')
     phase: Literal["lobby", "playing", "between", "over"]
-    options: Options
+    options: dict[str, Any] = Field(description="the host's options, the game's own fields")
     members: list[Member]
     game: int = Field(description="how many games this room has started")
     between: Between | None = None
@@ -228,7 +222,8 @@ class Error(_Msg):
     type: Literal["error"]
     code: Literal[
         "bad_json", "bad_message", "unknown_type", "too_large", "rate_limited", "unauthorized",
-        "forbidden", "not_found", "bad_phase", "illegal", "stale", "bad_version", "internal",
+        "forbidden", "not_found", "bad_phase", "illegal", "stale", "bad_version", "unavailable",
+        "internal",
     ]  # fmt: skip
     message: str
     rule: str | None = None

@@ -43,6 +43,10 @@ class Settings(BaseSettings):
     fixed_seed: int | None = Field(
         None, ge=0, description="tests only: every game uses this seed (its deals are known)"
     )
+    games: list[str] = Field(
+        default_factory=lambda: ["crisp.games.crisp:SPEC"],
+        description="the games this server hosts, as module:attribute (the first is the default)",
+    )
     log_level: str = Field("info", description="uvicorn's log level")
     access_log: bool = Field(True, description="log each HTTP request (never tokens or cards)")
 

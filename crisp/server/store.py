@@ -9,11 +9,30 @@ a commit survives the process being killed (not a power cut), at a few tens of m
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+log = logging.getLogger("crisp.server")
+StoredRoom = tuple[str, dict[str, Any], float, list[dict[str, Any]]]
+
+
+class Storage(Protocol):
+    """Where rooms are kept: a room's state row and its append-only log (see ``Store``)."""
+
+    def write(
+        self, code: str, state: dict[str, Any] | None,
+        entries: Iterable[tuple[int, dict[str, Any]]], updated: float, version: int,
+    ) -> None:  # fmt: skip
+        """In one transaction, or not at all (raise)."""
+
+    def rooms(self) -> list[StoredRoom]: ...
+    def delete(self, code: str) -> None: ...
+    def exists(self, code: str) -> bool: ...
+    def close(self) -> None: ...
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (
@@ -52,10 +71,22 @@ class Store:
         self._checkpointer.start()
 
     def _checkpoints(self, every: float = 1.0) -> None:
+        """Checkpoint the WAL every ``every`` s; an error (a full disk) is reported once until
+        a checkpoint succeeds again, and the loop goes on."""
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        failing = False
         try:
             while not self._stop.wait(every):
-                db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                try:
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except sqlite3.Error as err:
+                    if not failing:
+                        log.error("WAL checkpoint failed (will retry every %.0f s): %s", every, err)
+                    failing = True
+                    continue
+                if failing:
+                    log.info("WAL checkpoints work again")
+                failing = False
         finally:
             db.close()
 
@@ -98,7 +129,7 @@ class Store:
             raise
         db.execute("COMMIT")
 
-    def rooms(self) -> list[tuple[str, dict[str, Any], float, list[dict[str, Any]]]]:
+    def rooms(self) -> list[StoredRoom]:
         """Every room: code, state (with its latest version), last update (epoch seconds) and its
         log in order."""
         logs: dict[str, list[dict[str, Any]]] = {}

@@ -1,0 +1,155 @@
+"""A game of Crisp as the server drives it: the engine's ``Game`` and the log of its inputs.
+
+The log is what the server stores: a head (``e: game``, with the players, options and secret
+seed), then each input in order: a deal, a move at its game time, deadlines applied at a game
+time, a seat made absent or present, a clock restart. Replaying it rebuilds the game exactly, and
+``record()`` (docs/record.md) follows.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from crisp.engine import Game, IllegalAction, Options, Out, actions
+from crisp.engine.timing import to_seconds
+from crisp.server.seam import Absence, BadFields, Change, LogEntry, MoveRefused, Status
+
+
+def _stale(outs: list[Out]) -> frozenset[int] | None:
+    """A new round makes every seat's pending move stale; a new draw, its seat's."""
+    seats = set()
+    for out in outs:
+        kind = out.msg["type"]
+        if kind == "round":
+            return None
+        if kind == "turn":
+            seats.add(out.msg["seat"])
+    return frozenset(seats)
+
+
+def _change(outs: list[Out], entry: LogEntry | None) -> Change:
+    if entry is None:
+        return Change()
+    return Change(list(outs), [entry], _stale(outs))
+
+
+class CrispAbsence:
+    """Absent seats (the host's grace): their draws time out until they are back."""
+
+    def __init__(self, match: CrispMatch) -> None:
+        self.match = match
+
+    def grace_refusal(self) -> str | None:
+        if self.match.game.options.timer is not None:
+            return "with a per-draw time the clock already plays for absent seats"
+        return None
+
+    def is_absent(self, seat: int) -> bool:
+        absent = self.match.game.absent
+        return seat < len(absent) and absent[seat]
+
+    def set_absent(self, seat: int, until: float | None, t: float) -> Change:
+        outs = self.match.game.set_absent(seat, until, t)  # ValueError: cannot be
+        return _change(outs, {"e": "absent", "t": t, "seat": seat, "until": until})
+
+
+class CrispMatch:
+    def __init__(self, head: LogEntry) -> None:
+        self.head = head
+        self.game = Game(list(head["players"]), Options.from_record(head["options"]),
+                         seed=int(head["seed"]))  # fmt: skip
+        self.absence: Absence | None = CrispAbsence(self)
+
+    @classmethod
+    def new(
+        cls, players: list[str], options: dict[str, Any], number: int, seed: int | None
+    ) -> tuple[CrispMatch, LogEntry]:
+        seed = secrets.randbits(63) if seed is None else seed
+        head = {"e": "game", "no": number, "players": players,
+                "options": Options.from_record(options).to_record(), "seed": seed}  # fmt: skip
+        return cls(head), head
+
+    @classmethod
+    def from_log(cls, entries: list[LogEntry]) -> CrispMatch:
+        match = cls(entries[0])
+        for entry in entries[1:]:
+            match.replay(entry)
+        return match
+
+    def replay(self, entry: LogEntry) -> None:
+        game = self.game
+        kind, t = entry["e"], entry.get("t", 0.0)
+        if kind == "deal":
+            game.start_round()
+        elif kind == "act":
+            game.apply(actions.from_record({k: v for k, v in entry.items() if k != "e"}), t)
+        elif kind == "advance":
+            game.advance(t)
+        elif kind == "absent":
+            game.set_absent(entry["seat"], entry["until"], t)
+        elif kind == "restart":
+            game.restart_clock(t)
+        else:
+            raise ValueError(f"unknown log entry {kind!r}")
+
+    # -- the seam -----------------------------------------------------------------------------
+
+    @property
+    def players(self) -> Sequence[str]:
+        return self.game.players
+
+    def status(self) -> Status:
+        game = self.game
+        if game.over:
+            return Status.OVER
+        if not game.rounds or game.round.over:
+            return Status.BETWEEN
+        return Status.PLAYING
+
+    def started(self) -> bool:
+        return bool(self.game.rounds)
+
+    def start_round(self) -> Change:
+        return _change(self.game.start_round(), {"e": "deal"})
+
+    def advance(self, t: float) -> Change:
+        outs = self.game.advance(t)
+        return _change(outs, {"e": "advance", "t": t} if outs else None)
+
+    def apply(self, seat: int, move: dict[str, Any], t: float) -> Change:
+        try:
+            action = actions.from_record({**move, "seat": seat})
+        except ValueError as err:
+            raise BadFields("move", str(err)) from err
+        before = self.advance(t)  # deadlines first, as time passed anyway
+        if self.status() != Status.PLAYING:
+            raise MoveRefused("R-FINAL-TURNS", "the round is over", before)
+        try:
+            outs = self.game.apply(action, t)  # raises IllegalAction, changing nothing
+        except IllegalAction as err:
+            raise MoveRefused(err.rule, err.message, before) from err
+        return before.then(_change(outs, {"e": "act", "t": t, **action.to_record()}))
+
+    def restart_clock(self, t: float) -> Change:
+        outs = self.game.restart_clock(t)
+        return _change(outs, {"e": "restart", "t": t} if outs else None)
+
+    def next_deadline(self) -> float | None:
+        return self.game.next_deadline()
+
+    def last_time(self) -> float:
+        return to_seconds(self.game.round.now) if self.game.rounds else 0.0
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        return self.game.view(seat)
+
+    def legal_moves(self, seat: int) -> list[dict[str, Any]]:
+        return [
+            {k: v for k, v in a.to_record().items() if k != "seat"}
+            for a in self.game.legal_actions(seat)
+        ]
+
+    def record(self) -> dict[str, Any]:
+        return self.game.record()

@@ -1,0 +1,59 @@
+"""Crisp's moves and host options as they arrive from a phone: their shape, checked with pydantic
+(the rules come later, in the engine)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from crisp.engine import actions
+from crisp.server.seam import BadFields
+
+Slot = Literal["left", "middle", "right"]
+Seat = Annotated[int, Field(ge=0, le=7)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class CrispMove(_Strict):
+    """The fields of an ``act`` message in a Crisp room."""
+
+    do: Literal[
+        "ready", "draw", "swap", "discard", "jack", "queen", "king", "take_discard", "crisp"
+    ]
+    slot: Slot | None = Field(None, description="swap, queen, take_discard: your slot")
+    target: Seat | None = Field(None, description="queen: the other seat")
+    target_slot: Slot | None = Field(None, description="queen: the other seat's slot")
+
+
+class CrispOptions(_Strict):
+    """The fields of an ``options`` message in a Crisp room: the three options of RULES.md §6."""
+
+    limit: Literal[50, 100, 150]
+    timer: Literal[30, 45, 60] | None
+    take_discard: bool
+
+
+def _checked(model: type[_Strict], fields: dict[str, Any], drop_none: bool) -> dict[str, Any]:
+    try:
+        return model.model_validate(fields).model_dump(exclude_none=drop_none)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "message"
+        raise BadFields(where, first["msg"]) from err
+
+
+def check_move(fields: dict[str, Any]) -> dict[str, Any]:
+    move = _checked(CrispMove, fields, drop_none=True)
+    try:
+        actions.from_record({**move, "seat": 0})  # which fields each action takes
+    except ValueError as err:
+        raise BadFields("move", str(err)) from err
+    return move
+
+
+def check_options(fields: dict[str, Any]) -> dict[str, Any]:
+    return _checked(CrispOptions, fields, drop_none=False)

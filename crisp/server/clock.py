@@ -1,0 +1,129 @@
+"""The server's clocks, injected: ``LoopClock`` (the event loop's, for serving) and
+``ManualClock`` (moved by hand, for tests that need no sleep). ``GameClock`` maps real time to a
+game's time: seconds since the current round began, sped up in tests, stopped while paused."""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import time
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+Wake = Callable[[], Awaitable[None]]
+
+
+class Timer(Protocol):
+    def cancel(self) -> None: ...
+
+
+class Clock(Protocol):
+    def now(self) -> float:
+        """Monotonic seconds."""
+
+    def wall(self) -> float:
+        """Seconds since the epoch (for expiry and the stored times)."""
+
+    def call_at(self, when: float, wake: Wake) -> Timer:
+        """Run ``wake()`` at monotonic time ``when``."""
+
+
+class LoopClock:
+    """The running event loop's clock."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def now(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    def wall(self) -> float:
+        return time.time()
+
+    def call_at(self, when: float, wake: Wake) -> Timer:
+        loop = asyncio.get_running_loop()
+
+        def fire() -> None:
+            task: asyncio.Task[None] = loop.create_task(wake())  # type: ignore[arg-type]
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+        return loop.call_at(when, fire)
+
+
+class _Entry:
+    __slots__ = ("cancelled", "wake", "when")
+
+    def __init__(self, when: float, wake: Wake) -> None:
+        self.when = when
+        self.wake = wake
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class ManualClock:
+    """A clock that moves only when told: ``await run_until(t)`` runs every timer due by ``t``,
+    in order, each at its own time."""
+
+    def __init__(self, start: float = 1000.0, epoch: float = 1_800_000_000.0) -> None:
+        self.t = start
+        self.epoch = epoch - start
+        self._heap: list[tuple[float, int, _Entry]] = []
+        self._seq = itertools.count()
+
+    def now(self) -> float:
+        return self.t
+
+    def wall(self) -> float:
+        return self.epoch + self.t
+
+    def call_at(self, when: float, wake: Wake) -> Timer:
+        entry = _Entry(when, wake)
+        heapq.heappush(self._heap, (when, next(self._seq), entry))
+        return entry
+
+    def next_timer(self) -> float | None:
+        while self._heap and self._heap[0][2].cancelled:
+            heapq.heappop(self._heap)
+        return self._heap[0][0] if self._heap else None
+
+    async def run_until(self, t: float) -> None:
+        while (when := self.next_timer()) is not None and when <= t:
+            _, _, entry = heapq.heappop(self._heap)
+            self.t = max(self.t, when)
+            await entry.wake()
+        self.t = max(self.t, t)
+
+    async def advance(self, seconds: float) -> None:
+        await self.run_until(self.t + seconds)
+
+
+class GameClock:
+    """A game's time at a given real time: ``(now - base) * speed``, never before the game's
+    last change, in whole milliseconds; frozen at ``paused_at`` while paused."""
+
+    def __init__(self, speed: float = 1.0) -> None:
+        self.speed = speed
+        self.base = 0.0
+        self.paused_at: float | None = None
+
+    def at(self, now: float, floor: float) -> float:
+        if self.paused_at is not None:
+            return self.paused_at
+        return max(round((now - self.base) * self.speed, 3), floor)
+
+    def set(self, now: float, game_t: float) -> None:
+        """Game time ``game_t`` is now."""
+        self.base = now - game_t / self.speed
+
+    def real_time_of(self, game_t: float) -> float:
+        return self.base + game_t / self.speed
+
+    def snapshot(self) -> tuple[float, float | None]:
+        return self.base, self.paused_at
+
+    def restore(self, snap: tuple[float, float | None]) -> None:
+        self.base, self.paused_at = snap

@@ -1,0 +1,16 @@
+"""WebSocket close codes: the RFC 6455 ones the server uses, and its own (4000-4999)."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class CloseCode(IntEnum):
+    NORMAL = 1000
+    GOING_AWAY = 1001  # the server is shutting down: reconnect
+    POLICY = 1008  # a flood of messages
+    TOO_BIG = 1009  # a message over the size cap
+    UNAUTHORIZED = 4401  # a wrong or removed seat token
+    NO_ROOM = 4404  # the room does not exist (or expired)
+    TOO_SLOW = 4408  # the send queue overflowed: reconnect and resync
+    REMOVED = 4409  # the host removed this member, or it left

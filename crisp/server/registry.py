@@ -1,0 +1,45 @@
+"""The games a server hosts, by name. Games are named in the settings as import paths
+(``package.module:ATTRIBUTE``), so the server never imports a game's code itself."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Iterator
+
+from crisp.server.seam import GameSpec
+
+
+class Registry:
+    def __init__(self, specs: Iterable[GameSpec] = ()) -> None:
+        self._specs: dict[str, GameSpec] = {}
+        for spec in specs:
+            self.add(spec)
+
+    def add(self, spec: GameSpec) -> None:
+        if spec.name in self._specs:
+            raise ValueError(f"two games are named {spec.name!r}")
+        self._specs[spec.name] = spec
+
+    def get(self, name: str) -> GameSpec | None:
+        return self._specs.get(name)
+
+    def __getitem__(self, name: str) -> GameSpec:
+        return self._specs[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._specs)
+
+    @property
+    def default(self) -> str:
+        return next(iter(self._specs))
+
+    @classmethod
+    def load(cls, paths: Iterable[str]) -> Registry:
+        """The games at ``paths`` (``module:attribute``), the first one the default."""
+        specs = []
+        for path in paths:
+            module, _, attr = path.partition(":")
+            if not attr:
+                raise ValueError(f"a game is named module:attribute, not {path!r}")
+            specs.append(getattr(importlib.import_module(module), attr))
+        return cls(specs)
