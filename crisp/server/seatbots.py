@@ -5,6 +5,7 @@ at a human pace."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -69,7 +70,8 @@ class SeatBots:
             when = max(wanted.at, now)
             if wanted.think:
                 when += self.rng.uniform(*THINK)
-            self.pending[seat] = Pending(when, dict(wanted.move))
+            # game time is in whole ms: a move planned between two ms is due at the next one
+            self.pending[seat] = Pending(math.ceil(when * 1000) / 1000, dict(wanted.move))
 
     def next_time(self) -> float | None:
         return min((p.at for p in self.pending.values()), default=None)
