@@ -24,8 +24,10 @@ def snapshot(kit: Kit, room: Any, phones: list[FakePhone]) -> dict[str, Any]:
         "version": room.version,
         "log_seq": room.log_seq,
         "lobby": room.lobby.to_state(),
-        "views": [json.dumps(room.match.view(s), sort_keys=True) if room.match else None
-                  for s in (None, *range(len(phones)))],  # fmt: skip
+        "views": [
+            json.dumps(room.match.view(s), sort_keys=True) if room.match else None
+            for s in (None, *range(len(phones)))
+        ],
         "record": json.dumps(room.match.record()) if room.match else None,
         "floors": list(room.floors),
         "stored": json.dumps(stored[room.code], sort_keys=True, default=str),
