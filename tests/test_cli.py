@@ -336,3 +336,27 @@ def test_every_interface_lists_the_network_address_first(monkeypatch: pytest.Mon
     text = serve_module.banner(settings("192.168.1.20"), 9000)
     assert text.splitlines()[:2] == ["Crisp is serving. Phones that can reach 192.168.1.20 open:",
                                      "  http://192.168.1.20:9000/"]  # fmt: skip
+
+
+def test_health_checks_are_left_out_of_the_access_log() -> None:
+    """The access-log filter drops uvicorn's records of /healthz (with a query too) and keeps
+    every other request; installing it twice installs it once."""
+    import logging
+
+    from crisp.server.accesslog import SkipHealthChecks, skip_health_checks
+
+    def record(path: str) -> logging.LogRecord:
+        args = ("127.0.0.1:5000", "GET", path, "1.1", 200)
+        return logging.LogRecord("uvicorn.access", 20, "", 0, '%s - "%s %s HTTP/%s" %d', args, None)
+
+    keep = SkipHealthChecks()
+    assert not keep.filter(record("/healthz")) and not keep.filter(record("/healthz?probe=1"))
+    assert (
+        keep.filter(record("/"))
+        and keep.filter(record("/healthz-not"))
+        and keep.filter(record("/r/JAKNK"))
+    )
+    logger = logging.getLogger("test.access")
+    skip_health_checks(logger)
+    skip_health_checks(logger)
+    assert sum(isinstance(f, SkipHealthChecks) for f in logger.filters) == 1
