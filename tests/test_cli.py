@@ -312,7 +312,11 @@ def test_loopback_host_says_only_this_machine_can_open_it() -> None:
     for host, url in hosts:
         text = banner(settings(host), 8000)
         assert "phone on the same network" not in text and "Phones that can reach" not in text
-        assert f"Crisp is serving on {url} for this machine only" in text
+        lines = text.splitlines()
+        assert lines[0] == (
+            f"Crisp is serving for this machine only (it listens on {host}: phones cannot open it):"
+        )
+        assert lines[1] == f"  {url}"
         assert "phones cannot open it" in text and "--host 0.0.0.0" in text
         assert text.splitlines()[-1] == "Data: /srv/crisp/crisp.sqlite3"
 

@@ -564,7 +564,8 @@ def test_image_command_serves_and_its_healthcheck_passes(final: Stage, tmp_path:
         lines = _lines(proc)
         _read_until(lines, output, "Data:", 60)
         base = f"http://127.0.0.1:{env['CRISP_PORT']}/"
-        assert f"Crisp is serving on {base} for this machine only" in "".join(output)
+        assert "Crisp is serving for this machine only" in "".join(output)
+        assert f"  {base}\n" in output
         assert "Open on a phone on the same network" not in "".join(output)
         assert [line for line in output if line.startswith("Data:")] == [
             f"Data: {(data / 'crisp.sqlite3').resolve()}\n"

@@ -55,13 +55,14 @@ def urls(settings: Settings, port: int) -> list[str]:
 
 
 def banner(settings: Settings, port: int) -> str:
-    """What ``crisp serve`` prints once it listens: who can open which address, and the data."""
+    """What ``crisp serve`` prints once it listens: who can open which address, and the data.
+    Each address ends its line (scripts and the benchmarks read the port from it)."""
     data = f"Data: {settings.db_path.resolve()}"
     here = _url("127.0.0.1", port)
     if loopback_only(settings.host):
         return (
-            f"Crisp is serving on {_url(settings.host, port)} for this machine only "
-            f"(it listens on {settings.host}: phones cannot open it).\n"
+            f"Crisp is serving for this machine only (it listens on {settings.host}: phones "
+            f"cannot open it):\n  {_url(settings.host, port)}\n"
             "To let phones on the same network in, start it with --host 0.0.0.0 "
             "(or CRISP_HOST=0.0.0.0).\n" + data
         )
