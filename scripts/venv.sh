@@ -15,11 +15,16 @@ crisp_stamp="$venv/.crisp-stamp"
 crisp_want=$(cat $locks pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$crisp_stamp" 2>/dev/null)" != "$crisp_want" ]; then
   echo "== setting up $venv from $locks (once; this needs the package index)" >&2
-  "${PYTHON:-python3}" -m venv --clear "$venv"
   crisp_pip="$venv/bin/python -m pip --disable-pip-version-check --quiet"
+  # The stamp is written only when every step worked: a failed setup is tried again next time.
   # shellcheck disable=SC2046,SC2086
-  $crisp_pip install --require-hashes --no-deps $(printf -- '-r %s ' $locks)
-  $crisp_pip install --no-deps --no-build-isolation --editable .
-  echo "$crisp_want" > "$crisp_stamp"
-  echo "== $venv is ready" >&2
+  if "${PYTHON:-python3}" -m venv --clear "$venv" \
+    && $crisp_pip install --require-hashes --no-deps $(printf -- '-r %s ' $locks) \
+    && $crisp_pip install --no-deps --no-build-isolation --editable .; then
+    echo "$crisp_want" > "$crisp_stamp"
+    echo "== $venv is ready" >&2
+  else
+    echo "== setting up $venv failed (is the package index reachable?); the next run tries again" >&2
+    false
+  fi
 fi
