@@ -1,36 +1,48 @@
 # Crisp, the game server, in a small image: Python 3.11 slim, the package and its runtime
-# dependencies, nothing else (no compiler, no dev tools, no source tree).
+# dependencies from requirements.lock (hash-checked), nothing else: no compiler, no dev tools, no
+# source tree, and no pip or setuptools in the final image.
 #
 #   docker build -t crisp .
 #   docker run -d --name crisp -p 8000:8000 -v crisp-data:/data crisp
 #
-# The SQLite file is /data/crisp.sqlite3, in the volume. tests/test_dockerfile.py checks this file.
+# The SQLite file is /data/crisp.sqlite3, in the volume. compose.yaml runs it behind Caddy (HTTPS).
+# tests/test_dockerfile.py checks this file.
+#
+# Both stages start from the same base, pinned by digest (python:3.11.15-slim-bookworm, the
+# multi-platform index), so that a rebuild gets the same system. To move to a newer one:
+#   docker buildx imagetools inspect python:3.11-slim-bookworm
+# and put the new tag and digest in both FROM lines.
 
-# -- build: a wheel of the package, and the versions the tests ran with ---------------------------
-FROM python:3.11-slim AS build
+# -- build: a wheel of the package, with the build backend of requirements-build.lock ------------
+FROM python:3.11.15-slim-bookworm@sha256:d29f48a31a8b408ed19272ca1e7b10ebae13b240a27e862d3d4217c528e2e0c3 AS build
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore
 WORKDIR /src
-COPY pyproject.toml README.md LICENSE requirements-dev.lock ./
+COPY pyproject.toml README.md LICENSE requirements.lock requirements-build.lock ./
 COPY crisp ./crisp
-# Every "name==version" line of the lock file, without its hashes: a constraints file. It pins the
-# server's dependencies to the tested versions; constraints install nothing by themselves, so none
-# of the lock's dev tools come along.
-RUN sed -n 's/^\([A-Za-z0-9][A-Za-z0-9._-]*==[^ ;\\]*\).*/\1/p' requirements-dev.lock > constraints.txt
-RUN pip wheel --no-cache-dir --disable-pip-version-check --no-deps --wheel-dir /wheels .
+RUN pip install --require-hashes --no-deps -r requirements-build.lock \
+    && pip wheel --no-deps --no-build-isolation --wheel-dir /wheels .
 
 # -- the image ----------------------------------------------------------------------------------
-FROM python:3.11-slim
+FROM python:3.11.15-slim-bookworm@sha256:d29f48a31a8b408ed19272ca1e7b10ebae13b240a27e862d3d4217c528e2e0c3
 LABEL org.opencontainers.image.title="Crisp" \
       org.opencontainers.image.description="Self-hostable server for Crisp, the card game for 2 to 8 phones" \
       org.opencontainers.image.licenses="MIT"
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1
+COPY --from=build /src/requirements.lock /tmp/requirements.lock
 COPY --from=build /wheels /tmp/wheels
-COPY --from=build /src/constraints.txt /tmp/constraints.txt
-# The package and its runtime dependencies (no extras); then an unprivileged user that owns /data,
-# created before the VOLUME so that a new named volume starts out owned by that user.
-RUN pip install --no-cache-dir --disable-pip-version-check --root-user-action=ignore \
-        --constraint /tmp/constraints.txt /tmp/wheels/*.whl \
-    && rm -rf /tmp/wheels /tmp/constraints.txt \
+# The runtime dependencies exactly as locked (every file hash-checked), the package's wheel, a
+# check that they fit together; then pip, setuptools and wheel go (and ensurepip's copies of
+# them), and an unprivileged user that owns /data is created before the VOLUME, so that a new
+# named volume starts out owned by that user.
+RUN export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore \
+    && pip install --require-hashes --no-deps -r /tmp/requirements.lock \
+    && pip install --no-deps /tmp/wheels/*.whl \
+    && pip check \
+    && pip uninstall --yes setuptools wheel pip \
+    && rm -rf /tmp/wheels /tmp/requirements.lock /usr/local/lib/python3.11/ensurepip/_bundled \
     && groupadd --system --gid 10001 crisp \
     && useradd --system --uid 10001 --gid crisp --no-create-home --home-dir /nonexistent \
         --shell /usr/sbin/nologin crisp \
@@ -43,7 +55,9 @@ VOLUME ["/data"]
 EXPOSE 8000
 # Numeric, so that runtimes that insist on a non-root user (runAsNonRoot) can verify it.
 USER 10001:10001
-# slim has no curl: Python's urllib asks the server itself (any answer but 2xx, or none, fails).
+# slim has no curl: Python's urllib asks the server itself, where it listens: CRISP_HOST (every
+# interface, 0.0.0.0 or ::, is asked on loopback) and CRISP_PORT. Any answer but 2xx, or none,
+# fails. The server leaves these requests out of its access log (CRISP_ACCESS_LOG_HEALTHZ).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-    CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('CRISP_PORT', '8000') + '/healthz', timeout=4)" || exit 1
+    CMD python -c "import os, urllib.request; h = os.environ.get('CRISP_HOST', '0.0.0.0'); h = {'0.0.0.0': '127.0.0.1', '': '127.0.0.1', '::': '::1'}.get(h, h); h = '[' + h + ']' if ':' in h else h; urllib.request.urlopen('http://' + h + ':' + os.environ.get('CRISP_PORT', '8000') + '/healthz', timeout=4)" || exit 1
 CMD ["crisp", "serve"]

@@ -4,28 +4,42 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import textwrap
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
 
 from crisp.engine.options import LIMITS, Options
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from crisp.engine.record import RecordError, ReplayError, dumps_stream, replay, stream
+    from crisp.engine.record import RecordError, ReplayError, dumps_stream, load, replay, stream
 
     try:
+        record = load(args.file)
         if args.seat is not None or args.spectator:
+            n = len(record["players"])
+            if args.seat is not None and not 0 <= args.seat < n:
+                print(f"crisp replay: --seat {args.seat}: the record has {n} seats, 0 to {n - 1}",
+                      file=sys.stderr)  # fmt: skip
+                return 2
             seat = None if args.spectator else args.seat
-            messages = stream(args.file, seat)
-            sys.stdout.write(dumps_stream(messages))
+            sys.stdout.write(dumps_stream(stream(record, seat)))
         else:
-            print(json.dumps(replay(args.file).result, ensure_ascii=False))
+            print(json.dumps(replay(record).result, ensure_ascii=False))
     except ReplayError as err:
         print(f"crisp replay: {err}", file=sys.stderr)
         return 1
     except RecordError as err:
         print(f"crisp replay: malformed record: {err}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError as err:
+        byte = err.object[err.start]
+        print(f"crisp replay: {args.file} is not UTF-8 text (byte 0x{byte:02x} at offset "
+              f"{err.start}): a record is a JSON file", file=sys.stderr)  # fmt: skip
         return 2
     return 0
 
@@ -98,9 +112,25 @@ def _simulate_bots(args: argparse.Namespace, options: Options) -> int:
     return 1 if report.illegal else 0
 
 
+def _records_problem(path: str) -> str | None:
+    """Why the records cannot be written to ``path`` (checked before any game is played)."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        return f"--records {path} is a directory: name a file in it"
+    if not folder.is_dir():
+        return f"--records {path}: there is no directory {folder}"
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        return f"--records {path}: cannot write there"
+    return None
+
+
 def _simulate(args: argparse.Namespace) -> int:
     from crisp.engine.simulate import RANDOM_LEGAL, play_random
 
+    if args.records and (problem := _records_problem(args.records)):
+        print(f"crisp simulate: {problem}", file=sys.stderr)
+        return 2
     options = Options(limit=args.limit, timer=args.timer, take_discard=args.take_discard)
     if args.bots:
         return _simulate_bots(args, options)
@@ -151,11 +181,7 @@ def _simulate(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     from crisp.bench import engine_bench
 
-    players = [int(p) for p in args.players.split(",")]
-    if any(not 2 <= p <= 8 for p in players):
-        print("crisp bench: players are 2 to 8", file=sys.stderr)
-        return 2
-    return engine_bench.main(players, args.runs, args.seconds, args.seed, args.json)
+    return engine_bench.main(args.players, args.runs, args.seconds, args.seed, args.json)
 
 
 def _bench_server(args: argparse.Namespace) -> int:
@@ -181,7 +207,7 @@ def _timer(value: str) -> int | None:
 def _serve(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from crisp.server.serve import serve
+    from crisp.server.serve import StartError, serve
     from crisp.server.settings import Settings
 
     given = {k: v for k in ("host", "port", "data_dir", "clock_speed")
@@ -189,14 +215,115 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         settings = Settings(**given)
     except ValidationError as err:
+        problems = "; ".join(
+            f"{_setting_name(e['loc'], given)}: {e['msg']} (not {e.get('input')!r})"
+            for e in err.errors()
+        )
+        print(f"crisp serve: {problems}", file=sys.stderr)
+        return 2
+    try:
+        return serve(settings)
+    except StartError as err:
         print(f"crisp serve: {err}", file=sys.stderr)
         return 2
-    return serve(settings)
+
+
+def _setting_name(loc: tuple[Any, ...], given: dict[str, Any]) -> str:
+    """``--port`` for a command-line option, ``CRISP_PORT`` for an environment variable."""
+    name = str(loc[0]) if loc else "settings"
+    return "--" + name.replace("_", "-") if name in given else f"CRISP_{name.upper()}"
+
+
+def _settings_help() -> str:
+    """Every setting of ``crisp.server.settings.Settings``, its variable and its default."""
+    from pydantic_core import PydanticUndefined
+
+    from crisp.server.settings import Settings
+
+    lines = [
+        "settings: each is read from its CRISP_ environment variable (an option above wins);",
+        "lists are JSON, e.g. CRISP_ALLOWED_ORIGINS='[\"https://example.org\"]'",
+        "",
+    ]
+    for name, field in Settings.model_fields.items():
+        if field.default_factory is not None:
+            default: Any = field.default_factory()  # type: ignore[call-arg]
+        else:
+            default = None if field.default is PydanticUndefined else field.default
+        shown = json.dumps(default) if isinstance(default, (list, bool)) else default
+        shown = "none" if shown is None else shown
+        option = f", --{name.replace('_', '-')}" if name in SERVE_OPTIONS else ""
+        lines.append(f"  CRISP_{name.upper()}{option} (default: {shown})")
+        lines += textwrap.wrap(field.description or "", 96, initial_indent="      ",
+                               subsequent_indent="      ")  # fmt: skip
+    return "\n".join(lines)
+
+
+SERVE_OPTIONS = ("host", "port", "data_dir", "clock_speed")
+
+
+def _at_least(low: float, kind: Callable[[str], Any] = int) -> Callable[[str], Any]:
+    """An argparse type: a number of ``kind`` that is ``low`` or more."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            word = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"must be {word}, not {text!r}") from None
+        if not value >= low:
+            raise argparse.ArgumentTypeError(f"must be {low:g} or more, not {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def _above_zero(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value
+
+
+def _player_counts(text: str) -> list[int]:
+    """``2,4,8``: player counts from 2 to 8."""
+    counts = []
+    for part in text.split(","):
+        try:
+            count = int(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"comma-separated player counts from 2 to 8 (e.g. 2,4,8), not {text!r}"
+            ) from None
+        if not 2 <= count <= 8:
+            raise argparse.ArgumentTypeError(f"player counts are 2 to 8, not {count}")
+        counts.append(count)
+    return counts
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a mistake is one line on stderr (exit 2), not the usage and then the error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _missing(parser: argparse.ArgumentParser, what: str, names: str) -> Callable[..., int]:
+    def complain(_args: argparse.Namespace) -> int:
+        print(f"{parser.prog}: name {what}: {names} (see {parser.prog} --help)", file=sys.stderr)
+        return 2
+
+    return complain
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="crisp", description="Crisp, the card game, for phones.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="crisp", description="Crisp, the card game, for phones.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.set_defaults(func=_missing(parser, "a command", "serve, replay, simulate or bench"))
 
     rp = sub.add_parser("replay", help="replay a crisp-record/1 game record")
     rp.add_argument("file", help="the record (JSON)")
@@ -210,7 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument(
         "--players", type=int, default=None, choices=range(2, 9), metavar="N",
-        help="players (default 4; implied by --bots)",
+        help="players, 2 to 8 (default 4; implied by --bots)",
     )  # fmt: skip
     sp.add_argument(
         "--bots",
@@ -219,47 +346,60 @@ def build_parser() -> argparse.ArgumentParser:
         "(e.g. hard,random,random,random); prints win rates with 95%% intervals",
     )
     sp.add_argument("--progress", action="store_true", help="a progress bar on stderr")
-    sp.add_argument("--games", type=int, default=100)
-    sp.add_argument("--seed", type=int, default=1)
-    sp.add_argument("--limit", type=int, default=100, choices=LIMITS)
-    sp.add_argument("--timer", type=_timer, default=None, choices=[None, 30, 45, 60])
-    sp.add_argument("--take-discard", action="store_true")
+    sp.add_argument("--games", type=_at_least(1), default=100, help="games (default 100)")
+    sp.add_argument("--seed", type=int, default=1, help="the first game's seed (default 1)")
+    sp.add_argument("--limit", type=int, default=100, choices=LIMITS, help="default 100")
+    sp.add_argument("--timer", type=_timer, default=None, choices=[None, 30, 45, 60],
+                    help="seconds per draw: 30, 45, 60 or none (default none)")  # fmt: skip
+    sp.add_argument("--take-discard", action="store_true", help="allow taking the discard")
     sp.add_argument("--records", help="write the games' records to this JSON file")
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true", help="a machine-readable report")
     sp.set_defaults(func=_simulate)
 
     sv = sub.add_parser(
-        "serve", help="run the game server (SQLite in --data-dir, no other service)"
+        "serve",
+        help="run the game server (SQLite in --data-dir, no other service)",
+        description="Run the game server. Ctrl-C (or SIGTERM) stops it; the rooms are kept in\n"
+        "the data directory and come back at the next start.",
+        epilog=_settings_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sv.add_argument("--host", help="address to listen on (default 0.0.0.0, env CRISP_HOST)")
-    sv.add_argument("--port", type=int, help="TCP port (default 8000, env CRISP_PORT)")
+    sv.add_argument("--host", help="address to listen on (default 0.0.0.0: every network "
+                    "interface; 127.0.0.1: this machine only)")  # fmt: skip
+    sv.add_argument("--port", type=int, help="TCP port (default 8000; 0: any free port)")
     sv.add_argument("--data-dir", help="directory of the SQLite file (default ./crisp-data)")
     sv.add_argument("--clock-speed", type=float, help="game seconds per real second (tests only)")
     sv.set_defaults(func=_serve)
 
     bp = sub.add_parser("bench", help="benchmarks that print numbers")
-    bsub = bp.add_subparsers(dest="bench", required=True)
+    bsub = bp.add_subparsers(dest="bench", metavar="BENCHMARK")
+    bp.set_defaults(func=_missing(bp, "a benchmark", "engine, server or load"))
     be = bsub.add_parser("engine", help="engine actions and rounds per second")
-    be.add_argument("--players", default="2,4,8", help="comma-separated player counts")
-    be.add_argument("--runs", type=int, default=5)
-    be.add_argument("--seconds", type=float, default=2.0, help="seconds per run")
+    be.add_argument("--players", type=_player_counts, default=[2, 4, 8],
+                    help="comma-separated player counts (default 2,4,8)")  # fmt: skip
+    be.add_argument("--runs", type=_at_least(1), default=5, help="default 5 (the median is shown)")
+    be.add_argument("--seconds", type=_above_zero, default=2.0, help="seconds per run (default 2)")
     be.add_argument("--seed", type=int, default=1)
     be.add_argument("--json", action="store_true")
     be.set_defaults(func=_bench)
     bs = bsub.add_parser("server", help="action-to-last-seat latency (8 players), memory per room")
-    bs.add_argument("--actions", type=int, default=400)
-    bs.add_argument("--rooms", type=int, default=200)
-    bs.add_argument("--clock-speed", type=float, default=100.0)
+    bs.add_argument("--actions", type=_at_least(1), default=400, help="default 400")
+    bs.add_argument("--rooms", type=_at_least(1), default=200, help="default 200")
+    bs.add_argument("--clock-speed", type=_above_zero, default=100.0, help="default 100")
     bs.add_argument("--json", action="store_true")
     bs.set_defaults(func=_bench_server)
     bl = bsub.add_parser("load", help="R rooms of 8 players over WebSockets, beside a baseline")
-    bl.add_argument("--rooms", type=int, default=100, help="rooms of 8 players (0: skip)")
-    bl.add_argument("--seconds", type=float, default=10.0, help="measured seconds per phase")
-    bl.add_argument("--warmup", type=float, default=2.0, help="seconds before measuring")
-    bl.add_argument("--clock-speed", type=float, default=100.0, help="the game server's")
+    bl.add_argument("--rooms", type=_at_least(0), default=100,
+                    help="rooms of 8 players (default 100; 0: skip)")  # fmt: skip
+    bl.add_argument("--seconds", type=_above_zero, default=10.0,
+                    help="measured seconds per phase (default 10)")  # fmt: skip
+    bl.add_argument("--warmup", type=_at_least(0, float), default=2.0,
+                    help="seconds before measuring (default 2)")  # fmt: skip
+    bl.add_argument("--clock-speed", type=_above_zero, default=100.0,
+                    help="the game server's (default 100)")  # fmt: skip
     bl.add_argument("--no-baseline", action="store_true", help="skip the bare broadcast server")
     bl.add_argument("--human", default="", help="human pace: comma-separated room counts, rising")
-    bl.add_argument("--human-seconds", type=float, default=30.0)
+    bl.add_argument("--human-seconds", type=_above_zero, default=30.0, help="default 30")
     bl.add_argument("--json", action="store_true")
     bl.set_defaults(func=_bench_load)
     return parser

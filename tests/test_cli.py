@@ -1,10 +1,22 @@
-"""The ``crisp`` command: replay (result, seat streams, errors), simulate, bench."""
+"""The ``crisp`` command: replay (result, seat streams, errors), simulate, bench, serve (bad
+input: one line and exit 2; its help; what it prints)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
+import shlex
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
+from typing import Any
 
+import pytest
 from crisp_cmd import crisp
 
 from crisp.engine import Options
@@ -109,3 +121,246 @@ def test_bench_engine_json_shape() -> None:
     assert [r["players"] for r in report["results"]] == [2, 4]
     assert all(r["actions_per_s"] > 0 and r["rounds_per_s"] > 0 for r in report["results"])
     assert report["policy"] == "random-legal"
+
+
+# -- bad input: one clear line on stderr, the documented exit status, no traceback ---------------
+
+
+def one_line(done: subprocess.CompletedProcess[str], status: int = 2) -> str:
+    """The command failed with ``status``, printed nothing on stdout and one line on stderr."""
+    assert done.returncode == status, (done.returncode, done.stderr)
+    assert done.stdout == "", done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    return lines[0]
+
+
+def test_replay_of_a_file_that_is_not_utf8_exit_2(tmp_path: Path) -> None:
+    """A record that is not UTF-8 text is a malformed file (exit 2), said in one line."""
+    path = tmp_path / "game.json"
+    raw = b'{"format": "crisp-record/1", "players": ["\xe9"]}'  # Latin-1, not UTF-8
+    path.write_bytes(raw)
+    line = one_line(crisp("replay", str(path)))
+    assert line == (
+        f"crisp replay: {path} is not UTF-8 text (byte 0xe9 at offset {raw.index(0xE9)}): "
+        "a record is a JSON file"
+    )
+    assert "not UTF-8" in one_line(crisp("replay", str(path), "--seat", "0"))
+
+
+@pytest.mark.parametrize("seat", ["3", "5", "-1"])
+def test_replay_seat_outside_the_record_exit_2(tmp_path: Path, seat: str) -> None:
+    """--seat N names a seat of the record: on a 3-player record 3, 5 and -1 are refused (exit 2)
+    instead of printing a spectator's stream."""
+    path = write(tmp_path, play_random(3, Options(), seed=8, max_actions=20).record())
+    line = one_line(crisp("replay", path, "--seat", seat))
+    assert line == f"crisp replay: --seat {seat}: the record has 3 seats, 0 to 2"
+    assert crisp("replay", path, "--seat", "2").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("simulate", "--games", "0"), "argument --games: must be 1 or more, not 0"),
+        (("simulate", "--games", "-1"), "argument --games: must be 1 or more, not -1"),
+        (("simulate", "--games", "many"), "argument --games: must be a whole number"),
+        (("bench", "engine", "--runs", "0"), "argument --runs: must be 1 or more, not 0"),
+        (("bench", "engine", "--players", "x"), "argument --players: comma-separated player"),
+        (("bench", "engine", "--players", "2,9"), "player counts are 2 to 8, not 9"),
+        (("bench", "engine", "--seconds", "0"), "argument --seconds: must be more than 0"),
+        (("bench", "server", "--actions", "0"), "argument --actions: must be 1 or more"),
+        (("bench",), "crisp bench: name a benchmark: engine, server or load"),
+        ((), "crisp: name a command: serve, replay, simulate or bench"),
+        (("simulate", "--limit", "70"), "argument --limit: invalid choice"),
+        (("serve", "--port", "70000"), "crisp serve: --port: Input should be less than or equal"),
+    ],
+)
+def test_bad_arguments_one_line_exit_2(args: tuple[str, ...], said: str) -> None:
+    """Bad numbers, a missing subcommand, an unknown choice: one line naming the mistake and
+    where help is (not argparse's usage block, not a ZeroDivisionError), exit 2."""
+    line = one_line(crisp(*args))
+    assert said in line, line
+
+
+def test_simulate_records_into_a_missing_directory_refused_before_playing(tmp_path: Path) -> None:
+    """--records into a directory that does not exist is refused before the first game: a
+    million games would take hours, the refusal comes at once."""
+    target = tmp_path / "no" / "such" / "x.json"
+    started = time.monotonic()
+    line = one_line(crisp("simulate", "--games", "1000000", "--records", str(target)))
+    assert time.monotonic() - started < 30
+    assert line == f"crisp simulate: --records {target}: there is no directory {target.parent}"
+    assert "is a directory" in one_line(crisp("simulate", "--records", str(tmp_path)))
+    bots = ("simulate", "--bots", "random,random", "--games", "1000000", "--records", str(target))
+    assert "there is no directory" in one_line(crisp(*bots))
+
+
+def serve(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``crisp serve`` on 127.0.0.1 and any free port (it should not start at all here)."""
+    return subprocess.run(
+        [sys.executable, "-m", "crisp", "serve", "--host", "127.0.0.1", "--port", "0", *args],
+        check=False, capture_output=True, text=True, timeout=60,
+        env={**os.environ, **(env or {})},
+    )  # fmt: skip
+
+
+def test_serve_data_dir_that_is_a_file_or_cannot_be_made_exit_2(tmp_path: Path) -> None:
+    """--data-dir on a file, or under a file (it cannot be created): one line, exit 2."""
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    line = one_line(serve("--data-dir", str(afile)))
+    assert line == f"crisp serve: the data directory {afile} is a file, not a directory"
+    line = one_line(serve("--data-dir", str(afile / "sub")))
+    assert line == f"crisp serve: cannot create the data directory {afile / 'sub'}: Not a directory"
+
+
+def test_serve_bad_setting_from_the_environment_exit_2(tmp_path: Path) -> None:
+    """A bad CRISP_ variable is named as such, in one line."""
+    done = serve("--data-dir", str(tmp_path), env={"CRISP_RATE_PER_S": "fast"})
+    assert one_line(done).startswith("crisp serve: CRISP_RATE_PER_S: Input should be a valid")
+
+
+def _in_own_mount(setup: str, data: Path) -> subprocess.CompletedProcess[str]:
+    """``crisp serve --data-dir data`` after the shell commands ``setup`` (mounts), in a mount
+    namespace of its own (``unshare -m``), so that nothing is mounted on this machine."""
+    command = f"{setup} && exec {shlex.quote(sys.executable)} -m crisp serve --host 127.0.0.1 " \
+              f"--port 0 --data-dir {shlex.quote(str(data))}"  # fmt: skip
+    return subprocess.run(["unshare", "-m", "sh", "-c", command], check=False,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def can_mount(tmp_path_factory: pytest.TempPathFactory) -> None:
+    probe = tmp_path_factory.mktemp("mount")
+    if shutil.which("unshare") is None:
+        pytest.skip("no unshare(1) here to mount a small file system for the test")
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", f"mount -t tmpfs -o size=64k tmpfs {probe}"],
+        check=False, capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    if done.returncode != 0:
+        pytest.skip(f"this machine does not let tests mount a tmpfs: {done.stderr.strip()}")
+
+
+def test_serve_read_only_data_directory_exit_2(tmp_path: Path, can_mount: None) -> None:
+    """A data directory on a read-only file system, with or without a database in it (a disk
+    remounted read-only under a server with rooms): one line, exit 2, no traceback."""
+    empty, full = tmp_path / "empty", tmp_path / "with-rooms"
+    empty.mkdir()
+    full.mkdir()
+    with contextlib.closing(sqlite3.connect(full / "crisp.sqlite3")) as db:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("CREATE TABLE rooms (code TEXT PRIMARY KEY)")
+    done = _in_own_mount(f"mount -t tmpfs -o ro,size=1m tmpfs {empty}", empty)
+    assert one_line(done) == (
+        f"crisp serve: cannot write in the data directory {empty}: Read-only file system"
+    )
+    done = _in_own_mount(f"mount --bind {full} {full} && mount -o remount,bind,ro {full}", full)
+    assert one_line(done) == (
+        f"crisp serve: cannot write in the data directory {full}: Read-only file system"
+    )
+
+
+@pytest.mark.parametrize("pages", [16, 15])
+def test_serve_full_disk_at_start_exit_2(tmp_path: Path, can_mount: None, pages: int) -> None:
+    """A full disk (a 64 KiB tmpfs, filled), or one with a page left (the probe passes, SQLite
+    cannot start its log): one line, exit 2, no traceback."""
+    fill = f"(dd if=/dev/zero of={tmp_path}/fill bs=4k count={pages} 2>/dev/null || true)"
+    done = _in_own_mount(f"mount -t tmpfs -o size=64k tmpfs {tmp_path} && {fill}", tmp_path)
+    line = one_line(done)
+    assert line.startswith("crisp serve: cannot "), line
+    assert re.search(r"No space left on device|disk is full|disk I/O error", line), line
+
+
+def test_serve_help_lists_every_setting_with_its_variable_and_default() -> None:
+    """crisp serve --help is made from the Settings model: every field, its CRISP_ variable and
+    its default, and the options that set it on the command line."""
+    from crisp.server.settings import Settings
+
+    done = crisp("serve", "--help")
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    for name, field in Settings.model_fields.items():
+        factory = field.default_factory
+        default = factory() if factory else field.default  # type: ignore[call-arg]
+        shown = json.dumps(default) if isinstance(default, (bool, list)) else default
+        shown = "none" if shown is None else shown
+        found = re.search(rf"^  CRISP_{name.upper()}(, --[a-z-]+)? \(default: (.*)\)$", text, re.M)
+        assert found, f"CRISP_{name.upper()} is not listed"
+        assert found.group(2) == str(shown), name
+        if field.description:
+            assert field.description.split()[0] in text[found.end() : found.end() + 200], name
+    assert "CRISP_PORT, --port (default: 8000)" in text
+
+
+# -- what crisp serve prints ----------------------------------------------------------------------
+
+
+def settings(host: str) -> Any:
+    from crisp.server.settings import Settings
+
+    return Settings(host=host, data_dir=Path("/srv/crisp"))
+
+
+def test_loopback_host_says_only_this_machine_can_open_it() -> None:
+    """--host 127.0.0.1 (or localhost, ::1) is not announced to phones: it says only this machine
+    can open the address, and how to let phones in."""
+    from crisp.server.serve import banner
+
+    hosts = [("127.0.0.1", "http://127.0.0.1:8000/"), ("localhost", "http://localhost:8000/"),
+             ("::1", "http://[::1]:8000/")]  # fmt: skip
+    for host, url in hosts:
+        text = banner(settings(host), 8000)
+        assert "phone on the same network" not in text and "Phones that can reach" not in text
+        lines = text.splitlines()
+        assert lines[0] == (
+            f"Crisp is serving for this machine only (it listens on {host}: phones cannot open it):"
+        )
+        assert lines[1] == f"  {url}"
+        assert "phones cannot open it" in text and "--host 0.0.0.0" in text
+        assert text.splitlines()[-1] == "Data: /srv/crisp/crisp.sqlite3"
+
+
+def test_every_interface_lists_the_network_address_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--host 0.0.0.0: the machine's network address for phones, then this machine's; with no
+    network address, it says phones cannot reach it (instead of listing only 127.0.0.1)."""
+    from crisp.server import serve as serve_module
+
+    monkeypatch.setattr(serve_module, "lan_address", lambda: "192.168.1.20")
+    text = serve_module.banner(settings("0.0.0.0"), 8000)
+    assert text.splitlines()[:3] == [
+        "Crisp is serving. Open on a phone on the same network:",
+        "  http://192.168.1.20:8000/",
+        "On this machine: http://127.0.0.1:8000/",
+    ]
+    monkeypatch.setattr(serve_module, "lan_address", lambda: None)
+    text = serve_module.banner(settings("0.0.0.0"), 8000)
+    assert "phone on the same network" not in text and "phones cannot reach it" in text
+    assert "On this machine: http://127.0.0.1:8000/" in text
+    text = serve_module.banner(settings("192.168.1.20"), 9000)
+    assert text.splitlines()[:2] == ["Crisp is serving. Phones that can reach 192.168.1.20 open:",
+                                     "  http://192.168.1.20:9000/"]  # fmt: skip
+
+
+def test_health_checks_are_left_out_of_the_access_log() -> None:
+    """The access-log filter drops uvicorn's records of /healthz (with a query too) and keeps
+    every other request; installing it twice installs it once."""
+    import logging
+
+    from crisp.server.accesslog import SkipHealthChecks, skip_health_checks
+
+    def record(path: str) -> logging.LogRecord:
+        args = ("127.0.0.1:5000", "GET", path, "1.1", 200)
+        return logging.LogRecord("uvicorn.access", 20, "", 0, '%s - "%s %s HTTP/%s" %d', args, None)
+
+    keep = SkipHealthChecks()
+    assert not keep.filter(record("/healthz")) and not keep.filter(record("/healthz?probe=1"))
+    assert (
+        keep.filter(record("/"))
+        and keep.filter(record("/healthz-not"))
+        and keep.filter(record("/r/JAKNK"))
+    )
+    logger = logging.getLogger("test.access")
+    skip_health_checks(logger)
+    skip_health_checks(logger)
+    assert sum(isinstance(f, SkipHealthChecks) for f in logger.filters) == 1

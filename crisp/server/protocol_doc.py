@@ -738,8 +738,8 @@ Do not edit by hand: a test regenerates it and fails if it differs. -->
 
 This is everything that crosses the wire between a Crisp server and its clients, both ways: enough
 to write another client (a phone client, a bot, a table display) from it alone. The rules of the
-game are in RULES.md (each rule has an id, `R-…`, cited here); the rules engine that makes the
-game's messages is described in docs/engine.md.
+game are in [the rule book](rules.md) (each rule has an id, `R-…`, cited here); the rules engine
+that makes the game's messages is described in [docs/engine.md](engine.md).
 
 1. [Overview](#overview)
 2. [Rooms over HTTP](#rooms-over-http)
@@ -804,8 +804,8 @@ Answer:
 `code`, `phase`, `options`, `members`, `game` and `record` only; `404`.
 
 **`GET /api/rooms/{{code}}/record`**: `200`, the room's last finished game as a `crisp-record/1`
-record (RECORD.md), as a JSON file to download; `409` until a game of this room is over (the
-record holds the deck order); `404`.
+record ([docs/record.md](record.md)), as a JSON file to download; `409` until a game of this
+room is over (the record holds the deck order); `404`.
 
 **`GET /r/{{code}}`**: the room's link (`link` above), a web page (`404` if there is no room).
 **`GET /healthz`**: `{{"ok": true, "rooms": <number of rooms>}}`.
@@ -856,8 +856,9 @@ call still counts after the next player has started (R-WINDOW).
 
 ### What a seat may see
 
-Crisp is a memory game, and the server holds every hidden card (RULES.md §7). A seat is sent a
-card's face only when it draws that card from the deck (`draw`, to the drawer alone, R-SEE-DRAWN),
+Crisp is a memory game, and the server holds every hidden card ([rules](rules.md) §7). A seat
+is sent a card's face only when it draws that card from the deck (`draw`, to the drawer alone,
+R-SEE-DRAWN),
 when it looks at one of its own cards it is entitled to see (`look`, to that seat alone, at the
 deal, after its Jack, or after a Queen brings a card into its left or right slot, R-SEE-LOOK),
 when a card lands face up on the discard pile (everyone, R-SEE-PUBLIC), and every hand at the end

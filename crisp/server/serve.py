@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 import contextlib
+import ipaddress
+import os
 import socket
+import sqlite3
 import sys
+import tempfile
+from pathlib import Path
 
+from crisp.server.accesslog import skip_health_checks
 from crisp.server.settings import Settings
+
+ANY_ADDRESS = ("0.0.0.0", "::", "")
+
+
+class StartError(Exception):
+    """The server cannot start (its data directory or database is unusable): one line to show."""
 
 
 def lan_address() -> str | None:
@@ -20,11 +32,78 @@ def lan_address() -> str | None:
     return None if address.startswith("127.") else address
 
 
+def _url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+def loopback_only(host: str) -> bool:
+    """Whether a server listening on ``host`` can be reached from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def urls(settings: Settings, port: int) -> list[str]:
-    if settings.host in ("0.0.0.0", "::", ""):
-        found = [f"http://{a}:{port}/" for a in filter(None, [lan_address()])]
-        return [*found, f"http://127.0.0.1:{port}/"]
-    return [f"http://{settings.host}:{port}/"]
+    """The addresses to open: the network's first (phones can open them), this machine's last."""
+    if settings.host in ANY_ADDRESS:
+        found = [_url(a, port) for a in filter(None, [lan_address()])]
+        return [*found, _url("127.0.0.1", port)]
+    return [_url(settings.host, port)]
+
+
+def banner(settings: Settings, port: int) -> str:
+    """What ``crisp serve`` prints once it listens: who can open which address, and the data.
+    Each address ends its line (scripts and the benchmarks read the port from it)."""
+    data = f"Data: {settings.db_path.resolve()}"
+    here = _url("127.0.0.1", port)
+    if loopback_only(settings.host):
+        return (
+            f"Crisp is serving for this machine only (it listens on {settings.host}: phones "
+            f"cannot open it):\n  {_url(settings.host, port)}\n"
+            "To let phones on the same network in, start it with --host 0.0.0.0 "
+            "(or CRISP_HOST=0.0.0.0).\n" + data
+        )
+    if settings.host not in ANY_ADDRESS:
+        return (
+            f"Crisp is serving. Phones that can reach {settings.host} open:\n"
+            f"  {_url(settings.host, port)}\n" + data
+        )
+    found = urls(settings, port)[:-1]
+    if not found:
+        return (
+            f"Crisp is serving on every network interface, on port {port}, but this machine has "
+            "no network address now: phones cannot reach it until it joins a network.\n"
+            f"On this machine: {here}\n" + data
+        )
+    lines = "\n".join(f"  {u}" for u in found)
+    return (
+        f"Crisp is serving. Open on a phone on the same network:\n{lines}\n"
+        f"On this machine: {here}\n" + data
+    )
+
+
+def check_data_dir(path: Path) -> None:
+    """Make the data directory if needed and prove it writable, or raise ``StartError``."""
+    if path.exists() and not path.is_dir():
+        raise StartError(f"the data directory {path} is a file, not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise StartError(f"cannot create the data directory {path}: {_reason(err)}") from err
+    try:
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".crisp-probe-") as probe:
+            probe.write(b"crisp")
+            probe.flush()
+            os.fsync(probe.fileno())
+    except OSError as err:
+        raise StartError(f"cannot write in the data directory {path}: {_reason(err)}") from err
+
+
+def _reason(err: OSError) -> str:
+    return err.strerror or str(err)
 
 
 def serve(settings: Settings) -> int:
@@ -32,8 +111,13 @@ def serve(settings: Settings) -> int:
 
     from crisp.server.app import create_app
 
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    app = create_app(settings)
+    check_data_dir(settings.data_dir)
+    try:
+        app = create_app(settings)
+    except (sqlite3.Error, OSError) as err:
+        raise StartError(
+            f"cannot open the database {settings.db_path}: {err} (is its disk full or read-only?)"
+        ) from err
     config = uvicorn.Config(
         app,
         host=settings.host,
@@ -47,6 +131,8 @@ def serve(settings: Settings) -> int:
         proxy_headers=False,
         server_header=False,
     )
+    if not settings.access_log_healthz:
+        skip_health_checks()
     server = uvicorn.Server(config)
     original_startup = server.startup
 
@@ -58,9 +144,7 @@ def serve(settings: Settings) -> int:
         for srv in getattr(server, "servers", []):
             for sock in srv.sockets:
                 port = sock.getsockname()[1]
-        lines = "\n".join(f"  {u}" for u in urls(settings, port))
-        print(f"Crisp is serving. Open on a phone on the same network:\n{lines}\n"
-              f"Data: {settings.db_path.resolve()}", flush=True)  # fmt: skip
+        print(banner(settings, port), flush=True)
 
     server.startup = startup  # type: ignore[method-assign]
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn has shut down cleanly
@@ -69,7 +153,11 @@ def serve(settings: Settings) -> int:
 
 
 def main() -> int:  # pragma: no cover - python -m crisp.server.serve
-    return serve(Settings())
+    try:
+        return serve(Settings())
+    except StartError as err:
+        print(f"crisp serve: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

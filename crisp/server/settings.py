@@ -49,6 +49,7 @@ class Settings(BaseSettings):
     )
     log_level: str = Field("info", description="uvicorn's log level")
     access_log: bool = Field(True, description="log each HTTP request (never tokens or cards)")
+    access_log_healthz: bool = Field(False, description="log the health checks (/healthz) too")
 
     @property
     def db_path(self) -> Path:
