@@ -43,6 +43,8 @@ class Verdict:
 
 def verify_record(source: Any) -> Verdict:
     """Check ``source`` (a path or a record dict); raise ``Unverifiable`` if it cannot be."""
+    if not isinstance(source, dict | str | Path):
+        raise Unverifiable("a record is a JSON object")
     try:
         data = load(source)
         fair = record_fairness(data)
