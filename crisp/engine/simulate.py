@@ -64,14 +64,16 @@ def play_random(
     timing: Timing | None = None,
     sink: Sink | None = None,
     fair: bool = False,
+    fairness: Fairness | None = None,
 ) -> Game:
     """Play a game by ``policy`` and return it (stopped early after ``max_actions`` actions or
     ``max_rounds`` deals, possibly mid-round). ``sink`` receives every batch of messages.
     ``fair``: deal by the commit-reveal shuffle from ``Fairness.from_int(seed, players)`` (the
-    documented server seed of an integer seed) instead of the SplitMix64 seed."""
+    documented server seed of an integer seed) instead of the SplitMix64 seed; ``fairness``:
+    by that one (``seed`` then drives the players' choices only)."""
     names = [f"P{i + 1}" for i in range(players)]
-    if fair:
-        fairness = Fairness.from_int(seed, players)
+    if fair or fairness is not None:
+        fairness = fairness or Fairness.from_int(seed, players)
         game = Game(names, options, fairness=fairness, timing=timing)
     else:
         game = Game(names, options, seed=seed, timing=timing)
