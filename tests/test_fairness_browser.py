@@ -70,9 +70,9 @@ def _tampered(record: dict[str, Any], k: int) -> dict[str, Any]:
     return bad
 
 
-def _run(browser: Any, origin: str, records: list[Any], subtle: bool) -> list[dict[str, Any]]:
+def _run(chromium: Any, origin: str, records: list[Any], subtle: bool) -> list[dict[str, Any]]:
     """``verifyRecord`` on each record in a page of ``origin`` (served by a route: no server)."""
-    context = browser.new_context()
+    context = chromium.new_context()
     try:
         page = context.new_page()
         page.route(f"{origin}/", lambda route: route.fulfill(
