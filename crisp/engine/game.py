@@ -185,22 +185,25 @@ class Game:
         return self.apply_ms(action, to_ms(t), allowance_ms=allowance_ms)
 
     def apply_ms(self, action: Action, ms: Ms, *, allowance_ms: int = 0) -> list[Out]:
-        if allowance_ms:
-            check_allowance(allowance_ms)
         if self.over:
             raise IllegalAction("R-GAME-END", "the game is over")
         r = self.round
         if r.over:
             raise IllegalAction("R-FINAL-TURNS", "the round is over; the next deal comes first")
         try:
-            r.apply(action, ms, allowance_ms)
+            if allowance_ms:  # R-WINDOW-LAG, for the window this action may open
+                r.lag, r.lag_used = check_allowance(allowance_ms), 0
+            r.apply(action, ms)
         except IllegalAction as err:
+            r.lag = 0
             self._note_end(r)
             err.outs = self._take_out()
             raise
         entry = action.to_record()
-        if r.lag_used:
-            entry["allowance_ms"] = r.lag_used
+        if allowance_ms:
+            r.lag = 0
+            if r.lag_used:
+                entry["allowance_ms"] = r.lag_used
         self._log[-1]["actions"].append({"t": to_seconds(ms), **entry})
         return self._take_out()
 

@@ -72,8 +72,8 @@ class Round:
         self.cutoff: list[Ms | None] = [None] * n
         self.window_seat: int | None = None  # R-WINDOW
         self.window_until: Ms = 0
-        # R-WINDOW-LAG: the allowance of the action being applied, and the one that action's
-        # turn end added to the crisp window (0: none); read by the game for the record.
+        # R-WINDOW-LAG: the allowance (ms) of the action being applied, set by the game around
+        # ``apply``, and the one the last turn end added to its crisp window (for the record).
         self.lag: int = 0
         self.lag_used: int = 0
         self.ended: dict[int, str] = {}  # how each seat's last turn ended: "turn" or "timeout"
@@ -180,13 +180,10 @@ class Round:
     def verify(self, action: A.Action) -> None:
         verify(self, action)
 
-    def apply(self, action: A.Action, t: Ms, allowance: int = 0) -> None:
-        """Advance to ``t``, verify ``action`` and apply it. A refused action changes nothing.
-        ``allowance`` (ms) lengthens the crisp window the action opens, if it ends the turn."""
+    def apply(self, action: A.Action, t: Ms) -> None:
+        """Advance to ``t``, verify ``action`` and apply it. A refused action changes nothing."""
         self.advance(t)
         verify(self, action)
-        self.lag = allowance
-        self.lag_used = 0
         if self.open_looks:
             self.open_looks = []
         kind = type(action)
@@ -213,7 +210,6 @@ class Round:
             self.left += 2  # R-KING
             self._say("king", seat=self.turn, card=card, left=self.left - 1)
             self._resolved()
-        self.lag = 0
 
     def _ready(self, seat: int) -> None:
         self.ready[seat] = True
@@ -400,7 +396,8 @@ class Round:
             start = now  # R-WINDOW-NONE
         else:
             window = now + self.timing.window_ms + self.lag  # R-WINDOW-LAG
-            self.lag_used = self.lag
+            if self.lag:
+                self.lag_used = self.lag
             self.window_seat = seat
             self.window_until = window
             start = now + self.timing.start_ms

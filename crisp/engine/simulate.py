@@ -150,9 +150,12 @@ class _Player:
             sink(game.advance_ms(at))
             if r.over or r.turn != seat:
                 continue
-            lo, hi = self.p.lag_ms
-            lag = lo + rng.below(hi - lo + 1) if hi else 0
-            sink(game.apply_ms(self.choose(seat), at, allowance_ms=lag))
+            if self.p.lag_ms[1]:
+                lo, hi = self.p.lag_ms
+                lag = lo + rng.below(hi - lo + 1)
+                sink(game.apply_ms(self.choose(seat), at, allowance_ms=lag))
+            else:
+                sink(game.apply_ms(self.choose(seat), at))
             budget -= 1
         return budget
 
