@@ -1,11 +1,13 @@
-"""Issue 14: records and server logs made before the commit–reveal shuffle (SplitMix64, commit
-f590dfd; tests/fixtures/legacy/make_legacy.py) still load, replay and finish exactly as they did:
-the same result, and every seat's and a spectator's message stream byte for byte."""
+"""Issue 14: records, server logs and a real server's SQLite file made before the commit–reveal
+shuffle (SplitMix64, commit f590dfd; tests/fixtures/legacy/make_legacy.py and make_sqlite.py)
+still load, replay and finish exactly as they did: the same result, and every seat's and a
+spectator's message stream byte for byte."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +123,36 @@ def test_example_record_still_replays() -> None:
     example = Path(__file__).parents[1] / "examples" / "three-players.json"
     rep = replay(example)
     assert rep.result["rounds"] and "fairness" not in rep.game.record()
+
+
+SQLITE_EXPECTED: dict[str, Any] = json.loads((LEGACY / "sqlite-expected.json").read_text())
+
+
+def _room_log(tmp_path: Path, code: str) -> list[dict[str, Any]]:
+    """A room's last game's log entries, read from a copy of the old server's SQLite file."""
+    copy = tmp_path / "crisp.sqlite3"
+    copy.write_bytes((LEGACY / "crisp.sqlite3").read_bytes())
+    with sqlite3.connect(copy) as db:
+        rows = db.execute("SELECT entry FROM log WHERE code = ? ORDER BY seq", (code,)).fetchall()
+        assert db.execute("SELECT count(*) FROM rooms").fetchone() == (3,)
+    entries = [json.loads(e) for (e,) in rows]
+    starts = [i for i, e in enumerate(entries) if e["e"] == "game"]
+    return entries[starts[-1] :]
+
+
+@pytest.mark.parametrize("name", ["playing", "over"])
+def test_old_sqlite_rooms_rebuild_and_finish(tmp_path: Path, name: str) -> None:
+    """The SQLite file of a real ``crisp serve`` of f590dfd (make_sqlite.py): a game in play and
+    a game over rebuild from their logs to the same records and streams; the one in play then
+    finishes, and its record replays."""
+    want = SQLITE_EXPECTED[name]
+    entries = _room_log(tmp_path, want["code"])
+    assert len(entries) == want["entries"] and isinstance(entries[0]["seed"], int)
+    game, _ = _rebuild(entries)
+    record = game.record()
+    assert _record_digest(record) == want["record"]
+    assert (game.over, len(game.rounds)) == (want["over"], want["rounds"])
+    assert _digests(replay(record).outs, len(record["players"])) == want["streams"]
+    if not game.over:
+        _play_on(game)
+        assert game.over and replay(game.record()).result == game.result()
