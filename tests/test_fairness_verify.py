@@ -147,3 +147,12 @@ def test_simulate_then_verify(tmp_path: Path) -> None:
     assert all(r["shuffle"] == "hmac-sha256/1" for r in json.loads(out.read_text()))
     checked = crisp("verify", str(out))
     assert (checked.returncode, checked.stdout) == (0, "verified\n")
+
+
+def test_the_example_fair_game(capsys: Any) -> None:
+    """examples/fair-game.json, which docs/fairness.md invites a reader to check."""
+    example = Path(__file__).resolve().parents[1] / "examples" / "fair-game.json"
+    assert main([str(example)]) == 0 and capsys.readouterr().out == "verified\n"
+    from crisp.engine.record import replay
+
+    assert replay(example).result["over"] is True
