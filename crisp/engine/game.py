@@ -323,13 +323,12 @@ class Game:
     def _fair_fields(self) -> dict[str, Any]:
         """The fairness fields of the ``game`` message (the commitment and the client seeds) and,
         once the game is over, of ``game_over`` (the server seed); none without a Fairness."""
-        fair = self.fairness
+        fair = self.fairness_record()
         if fair is None:
             return {}
         if not self.over:
-            return {"commitment": fair.commitment if isinstance(fair, Committed)
-                    else fair.commitment(), "client_seeds": list(fair.client_seeds)}  # fmt: skip
-        return {"server_seed": fair.server_seed.hex()} if isinstance(fair, Fairness) else {}
+            return fair  # {"commitment", "client_seeds"}
+        return {"server_seed": fair["server_seed"]} if "server_seed" in fair else {}
 
     def fairness_record(self) -> dict[str, Any] | None:
         """The record's ``fairness`` object: the server seed only once the game is over."""

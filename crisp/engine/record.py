@@ -151,7 +151,8 @@ def _check_round(rnd: Any, ri: int, n: int, derived: bool) -> None:
         try:
             A.from_record(_bare(act))
             if isinstance(act, dict) and "allowance_ms" in act:
-                check_allowance(act["allowance_ms"])
+                if check_allowance(act["allowance_ms"]) == 0:
+                    raise ValueError("allowance_ms is from 1 ms (left out when there is none)")
         except ValueError as err:
             raise RecordError(f"{here}: {err}") from err
         t = _number(act.get("t"), here)
