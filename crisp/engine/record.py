@@ -150,9 +150,8 @@ def _check_round(rnd: Any, ri: int, n: int, derived: bool) -> None:
         here = f"{where}.actions[{ai}]"
         try:
             A.from_record(_bare(act))
-            if isinstance(act, dict) and "allowance_ms" in act:
-                if check_allowance(act["allowance_ms"]) == 0:
-                    raise ValueError("allowance_ms is from 1 ms (left out when there is none)")
+            if "allowance_ms" in act and check_allowance(act["allowance_ms"]) == 0:
+                raise ValueError("allowance_ms is from 1 ms (left out when there is none)")
         except ValueError as err:
             raise RecordError(f"{here}: {err}") from err
         t = _number(act.get("t"), here)
