@@ -1,14 +1,15 @@
-// "Verify the shuffle": the commit–reveal check of a finished game's record, in the browser, with
-// no server call (docs/fairness.md; the same checks and sentences as `crisp verify`, crisp/verify.py).
+// "Verify the shuffle": the commit–reveal check of a finished game's record, in the browser,
+// with no server call (docs/fairness.md; the same checks and sentences as `crisp verify`).
 //
 //   import { verifyRecord } from "./fairness.js";
-//   const { ok, message, rounds } = await verifyRecord(record);  // message: "verified", or the
-//                                                                  // first difference
+//   const { ok, message, rounds } = await verifyRecord(record);
+//   // message: "verified", or the first difference; rounds: the decks found right
 // The record's `fairness` holds the commitment published before the start, the server seed
 // revealed at the end and the client seeds in seat order. The derivation (hmac-sha256/1):
 //   game_key = HMAC-SHA256(server_seed, UTF-8 of JSON.stringify(client_seeds))
-//   stream(label) = HMAC-SHA256(game_key, label + i as 4 bytes big-endian), i = 0, 1, …, read as
-//                   8-byte big-endian integers; below(n) rejects x >= 2^64 - (2^64 mod n), gives x mod n
+//   stream(label) = HMAC-SHA256(game_key, label + i as 4 bytes big-endian), i = 0, 1, …, read
+//                   as 8-byte big-endian integers;
+//   below(n) rejects x >= 2^64 - (2^64 mod n) and gives x mod n
 //   first dealer = below(players) on "dealer"; round r's deck: Fisher–Yates of the sorted deck on
 //   "deck" + r (4 bytes big-endian), i from 51 down to 1, j = below(i + 1); position 0 the top.
 // WebCrypto (crypto.subtle) does the hashing where the page has it; a page served over plain http
@@ -84,7 +85,8 @@ export function sha256(bytes) {
     }
     let [a, b, c, d, e, f, g, h] = H;
     for (let i = 0; i < 64; i++) {
-      const t1 = (h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + W[i]) | 0;
+      const s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+      const t1 = (h + s1 + ((e & f) ^ (~e & g)) + K[i] + W[i]) | 0;
       const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
       h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
     }
@@ -112,7 +114,8 @@ function cryptoOf(subtle) {
   return {
     digest: async (bytes) => new Uint8Array(await subtle.digest("SHA-256", bytes)),
     hmac: async (key) => {
-      const k = await subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+      const algo = { name: "HMAC", hash: "SHA-256" };
+      const k = await subtle.importKey("raw", key, algo, false, ["sign"]);
       return async (msg) => new Uint8Array(await subtle.sign("HMAC", k, msg));
     },
   };
@@ -163,42 +166,56 @@ async function deckOf(hmac, round) {
 
 // -- the record -----------------------------------------------------------------------------------
 
-function fairnessOf(record) {
-  if (!record || typeof record !== "object" || Array.isArray(record)) throw new Unverifiable("a record is a JSON object");
-  if (record.format !== "crisp-record/1") throw new Unverifiable("format must be 'crisp-record/1'");
-  const players = record.players;
-  if (!Array.isArray(players) || players.length < 2 || players.length > 8) throw new Unverifiable("players must be a list of 2 to 8 names");
-  const fair = record.fairness;
-  if (!fair || typeof fair !== "object") throw new Unverifiable("the record has no fairness (made before hmac-sha256/1, or by hand)");
-  if (record.shuffle !== "hmac-sha256/1") throw new Unverifiable("shuffle must be 'hmac-sha256/1'");
-  if (typeof fair.commitment !== "string" || !HEX64.test(fair.commitment)) throw new Unverifiable("fairness: commitment is not 64 lower-case hex digits");
-  const seeds = fair.client_seeds;
-  if (!Array.isArray(seeds) || seeds.length !== players.length || !seeds.every((s) => typeof s === "string" && s.length <= 64)) {
-    throw new Unverifiable("fairness: client_seeds must be one string (at most 64 characters) a seat");
-  }
-  if (!("server_seed" in fair)) throw new Unverifiable("the server seed is revealed only once the game is over");
-  if (typeof fair.server_seed !== "string" || !HEX64.test(fair.server_seed)) throw new Unverifiable("fairness: server_seed is 64 lower-case hex digits (32 bytes)");
-  const rounds = record.rounds;
-  if (!Array.isArray(rounds) || rounds.length === 0) throw new Unverifiable("the record has no rounds");
-  rounds.forEach((rnd, ri) => {
-    if (!rnd || typeof rnd !== "object") throw new Unverifiable(`rounds[${ri}]: a round is an object`);
-    for (const name of ["dealer", "deck"]) {
-      if (!(name in rnd)) throw new Unverifiable(`rounds[${ri}] has no ${name} (a finished game lists them)`);
-    }
-    if (!Number.isInteger(rnd.dealer) || rnd.dealer < 0 || rnd.dealer >= players.length) throw new Unverifiable(`rounds[${ri}].dealer must be a seat`);
-    const deck = rnd.deck;
-    if (!Array.isArray(deck) || deck.length !== 52 || new Set(deck).size !== 52 || !deck.every((c) => SORTED_DECK.includes(c))) {
-      throw new Unverifiable(`rounds[${ri}].deck: a deck is the 52 distinct card codes`);
-    }
-  });
-  return { players: players.length, seed: fair.server_seed, seeds, commitment: fair.commitment, rounds };
+function need(ok, why) {
+  if (!ok) throw new Unverifiable(why);
 }
+
+const isSeat = (x, n) => Number.isInteger(x) && x >= 0 && x < n;
+const CARDS = new Set(SORTED_DECK);
+const isDeck = (d) =>
+  Array.isArray(d) && d.length === 52 && new Set(d).size === 52 && d.every((c) => CARDS.has(c));
+
+function fairnessOf(record) {
+  need(record && typeof record === "object" && !Array.isArray(record), "a record is a JSON object");
+  need(record.format === "crisp-record/1", "format must be 'crisp-record/1'");
+  const players = record.players;
+  need(Array.isArray(players) && players.length >= 2 && players.length <= 8,
+    "players must be a list of 2 to 8 names");
+  const fair = record.fairness;
+  need(fair && typeof fair === "object",
+    "the record has no fairness (made before hmac-sha256/1, or by hand)");
+  need(record.shuffle === "hmac-sha256/1", "shuffle must be 'hmac-sha256/1'");
+  need(typeof fair.commitment === "string" && HEX64.test(fair.commitment),
+    "fairness: commitment is not 64 lower-case hex digits");
+  const seeds = fair.client_seeds;
+  need(Array.isArray(seeds) && seeds.length === players.length &&
+    seeds.every((s) => typeof s === "string" && s.length <= 64),
+    "fairness: client_seeds must be one string (at most 64 characters) a seat");
+  need("server_seed" in fair, "the server seed is revealed only once the game is over");
+  need(typeof fair.server_seed === "string" && HEX64.test(fair.server_seed),
+    "fairness: server_seed is 64 lower-case hex digits (32 bytes)");
+  const rounds = record.rounds;
+  need(Array.isArray(rounds) && rounds.length > 0, "the record has no rounds");
+  rounds.forEach((rnd, ri) => {
+    need(rnd && typeof rnd === "object", `rounds[${ri}]: a round is an object`);
+    for (const name of ["dealer", "deck"]) {
+      need(name in rnd, `rounds[${ri}] has no ${name} (a finished game lists them)`);
+    }
+    need(isSeat(rnd.dealer, players.length), `rounds[${ri}].dealer must be a seat`);
+    need(isDeck(rnd.deck), `rounds[${ri}].deck: a deck is the 52 distinct card codes`);
+  });
+  const { server_seed: seed, commitment } = fair;
+  return { players: players.length, seed, seeds, commitment, rounds };
+}
+
+const differs = (message, rounds) => ({ ok: false, message, rounds });
 
 async function compare(fair, crypto) {
   const seed = bytesOf(fair.seed);
   const real = hexOf(await crypto.digest(seed));
   if (real !== fair.commitment) {
-    return { ok: false, message: `fairness.commitment differs: SHA-256(server_seed) is ${real}, the record says ${fair.commitment}`, rounds: 0 };
+    return differs(`fairness.commitment differs: SHA-256(server_seed) is ${real}, ` +
+      `the record says ${fair.commitment}`, 0);
   }
   const key = await (await crypto.hmac(seed))(enc.encode(JSON.stringify(fair.seeds)));
   const hmac = await crypto.hmac(key);
@@ -206,15 +223,18 @@ async function compare(fair, crypto) {
   let dealer = await new Stream(hmac, enc.encode("dealer")).below(n);
   for (let ri = 0; ri < rounds.length; ri++) {
     if (ri) dealer = (rounds[ri - 1].dealer + 1) % n;
-    if (rounds[ri].dealer !== dealer) {
+    const said = rounds[ri].dealer;
+    if (said !== dealer) {
       const why = ri === 0 ? "the seeds give" : "R-DEALER gives";
-      return { ok: false, message: `rounds[${ri}].dealer differs: ${why} seat ${dealer}, the record says seat ${rounds[ri].dealer}`, rounds: ri };
+      return differs(`rounds[${ri}].dealer differs: ${why} seat ${dealer}, ` +
+        `the record says seat ${said}`, ri);
     }
     const deck = await deckOf(hmac, ri + 1);
     const got = rounds[ri].deck;
     for (let pos = 0; pos < 52; pos++) {
       if (deck[pos] !== got[pos]) {
-        return { ok: false, message: `rounds[${ri}].deck differs at position ${pos}: the seeds give ${deck[pos]}, the record says ${got[pos]}`, rounds: ri };
+        return differs(`rounds[${ri}].deck differs at position ${pos}: ` +
+          `the seeds give ${deck[pos]}, the record says ${got[pos]}`, ri);
       }
     }
   }
@@ -231,6 +251,7 @@ export async function verifyRecord(record, options = {}) {
     const data = typeof record === "string" ? JSON.parse(record) : record;
     return await compare(fairnessOf(data), cryptoOf(subtle));
   } catch (err) {
-    return { ok: false, message: `cannot verify: ${err instanceof Error ? err.message : err}`, rounds: 0 };
+    const why = err instanceof Error ? err.message : String(err);
+    return { ok: false, message: `cannot verify: ${why}`, rounds: 0 };
   }
 }
