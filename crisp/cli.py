@@ -1,4 +1,4 @@
-"""The ``crisp`` command: ``serve``, ``replay``, ``simulate`` and ``bench``."""
+"""The ``crisp`` command: ``serve``, ``replay``, ``verify``, ``simulate`` and ``bench``."""
 
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ def _simulate(args: argparse.Namespace) -> int:
     rounds = 0
     records = []
     for g in range(args.games):
-        game = play_random(args.players, options, args.seed + g)
+        game = play_random(args.players, options, args.seed + g, fair=True)
         rounds += len(game.rounds)
         for seat in game.winners:
             wins[seat] += 1
@@ -320,6 +320,12 @@ def _missing(parser: argparse.ArgumentParser, what: str, names: str) -> Callable
     return complain
 
 
+def _verify(args: argparse.Namespace) -> int:
+    from crisp.verify import main as verify_main
+
+    return verify_main([args.file])
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="crisp", description="Crisp, the card game, for phones.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -355,6 +361,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--records", help="write the games' records to this JSON file")
     sp.add_argument("--json", action="store_true", help="a machine-readable report")
     sp.set_defaults(func=_simulate)
+
+    vp = sub.add_parser("verify", help="check a finished game's shuffle against its seeds")
+    vp.add_argument("file", help="the record (JSON)")
+    vp.set_defaults(func=_verify)
 
     sv = sub.add_parser(
         "serve",

@@ -28,6 +28,7 @@ may also name the players), so that no face-down card can be followed through th
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -69,6 +70,12 @@ MESSAGE_KEYS: dict[str, frozenset[str]] = {
     }.items()
 }
 OPTION_KEYS = frozenset({"limit", "timer", "take_discard"})
+# Issue 14 (docs/fairness.md): a game dealt by the commit-reveal shuffle adds these keys, whose
+# values are hex and free text; they are compared with the record's "fairness" instead.
+FAIR_KEYS: dict[str, frozenset[str]] = {
+    "game": frozenset({"commitment", "client_seeds"}),
+    "game_over": frozenset({"server_seed"}),
+}
 WHYS = frozenset({"deal", "jack", "queen"})
 # Strings a message may carry besides card codes (and the players' names in "game").
 VOCABULARY = frozenset(SLOTS) | WHYS | frozenset(MESSAGE_KEYS)
@@ -168,6 +175,8 @@ class Tracker:
         self.round: _RoundState | None = None
         self.broken = False
         self.index = -1
+        self.game_over = False
+        self.fairness: Mapping[str, Any] | None = record.get("fairness")
         self._checked_round_decks()
 
     def _checked_round_decks(self) -> None:
@@ -231,7 +240,8 @@ class Tracker:
                 return
             handler(msg, allowed)
             if typ == "game":
-                skip = frozenset(self.players)
+                seeds = (self.fairness or {}).get("client_seeds") or []
+                skip = frozenset(self.players) | frozenset(seeds)
         if self.broken:
             return
         rnd = self.round
@@ -261,6 +271,9 @@ class Tracker:
 
     def _check_trace(self, msg: Mapping[str, Any], typ: str) -> None:
         known = MESSAGE_KEYS.get(typ)
+        fair = FAIR_KEYS.get(typ, frozenset()) if self.fairness is not None else frozenset()
+        if known is not None:
+            known = known | fair
 
         def walk(node: Any, path: str, top: bool) -> None:
             if isinstance(node, Mapping):
@@ -272,7 +285,9 @@ class Tracker:
                         self.fail_msg(msg, f"R-NO-TRACE/DOC: undocumented key {key!r}")
                     elif path == "options." and key not in OPTION_KEYS:
                         self.fail_msg(msg, f"R-NO-TRACE/DOC: undocumented key options.{key}")
-                    if not (typ == "game" and top and key == "players"):
+                    if not (typ == "game" and top and key == "players") and not (
+                        top and key in fair
+                    ):
                         walk(v, f"{path}{key}.", False)
             elif isinstance(node, list | tuple):
                 for v in node:
@@ -320,6 +335,11 @@ class Tracker:
             self.fail_msg(msg, f"DOC: players {msg.get('players')!r} differ from the record")
         if msg.get("options") != self.record.get("options"):
             self.fail_msg(msg, f"DOC: options {msg.get('options')!r} differ from the record")
+        fair = self.fairness
+        if fair is not None:
+            for key in ("commitment", "client_seeds"):
+                if msg.get(key) != fair.get(key):
+                    self.fail_msg(msg, f"DOC: {key} {msg.get(key)!r} differs from the record")
 
     def _on_round(self, msg: Mapping[str, Any], allowed: dict[str, str]) -> None:
         prev = self.round
@@ -580,6 +600,14 @@ class Tracker:
         rnd = self._need_round(msg)
         if not rnd.over:
             self.fail_msg(msg, "MODEL: game over before the round was revealed")
+        self.game_over = True
+        fair = self.fairness
+        if fair is not None:
+            seed = msg.get("server_seed")
+            if seed != fair.get("server_seed"):
+                self.fail_msg(msg, f"DOC: server_seed {seed!r} differs from the record")
+            elif hashlib.sha256(bytes.fromhex(seed)).hexdigest() != fair.get("commitment"):
+                self.fail_msg(msg, "the server seed revealed is not the one committed to")
 
     # -- views -------------------------------------------------------------------------------
 
@@ -620,6 +648,15 @@ def _check_view(tracker: Tracker, view: Any, last_action: Mapping[str, Any] | No
     failures: list[str] = []
     where = f"view of {tracker.who()} after message {tracker.index}"
     names = frozenset(tracker.players)
+    fair = tracker.fairness
+    if isinstance(view, Mapping) and "fairness" in view:
+        # Issue 14: the commitment and client seeds; the server seed only once the game is over.
+        want = None if fair is None else {k: v for k, v in fair.items()
+                                          if k != "server_seed" or tracker.game_over}  # fmt: skip
+        if view["fairness"] != want:
+            failures.append(f"{where}: fairness {view['fairness']!r} is not the record's {want!r}")
+        view = {k: v for k, v in view.items() if k != "fairness"}
+
     for code in sorted(card_codes(view, skip=names) - set(allowed)):
         failures.append(f"{where}: LEAK {code}: {tracker._why_not(code)}")
 

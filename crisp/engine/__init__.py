@@ -3,6 +3,7 @@
 from crisp.engine import actions
 from crisp.engine.actions import Action
 from crisp.engine.errors import IllegalAction
+from crisp.engine.fairness import Committed, Fairness
 from crisp.engine.game import Game
 from crisp.engine.knowledge import Knowledge, Sighting
 from crisp.engine.messages import Out, stream
@@ -11,6 +12,8 @@ from crisp.engine.timing import Timing
 
 __all__ = [
     "Action",
+    "Committed",
+    "Fairness",
     "Game",
     "IllegalAction",
     "Knowledge",

@@ -8,16 +8,18 @@ from typing import Any
 from crisp.engine.actions import Action
 from crisp.engine.cards import check_deck
 from crisp.engine.errors import IllegalAction
+from crisp.engine.fairness import SCHEME, Committed, Fairness, LegacySeed
 from crisp.engine.knowledge import Knowledge
+from crisp.engine.lag import check_allowance
 from crisp.engine.messages import Out
 from crisp.engine.options import Options
-from crisp.engine.rng import first_dealer, round_deck
 from crisp.engine.round import Round
 from crisp.engine.scoring import game_winners
 from crisp.engine.timing import Ms, Seconds, Timing, to_ms, to_seconds
 from crisp.engine.views import round_view
 
 RECORD_FORMAT = "crisp-record/1"
+Shuffle = Fairness | LegacySeed
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 
 
@@ -30,6 +32,7 @@ class Game:
         options: Options | None = None,
         *,
         seed: int | None = None,
+        fairness: Fairness | Committed | None = None,
         timing: Timing | None = None,
     ) -> None:
         names = list(players)
@@ -41,6 +44,9 @@ class Game:
         self.n = len(names)
         self.options = options or Options()
         self.seed = seed
+        # The commit-reveal shuffle (fairness.py); a Committed one derives nothing (a replay).
+        self.fairness = fairness
+        self._shuffle = _shuffle(seed, fairness, self.n)
         self.timing = timing or Timing()
         self.knowledge = Knowledge()
         self.rounds: list[Round] = []
@@ -109,6 +115,9 @@ class Game:
             "over": self.over,
             "winners": list(self.winners),
         }
+        fair = self.fairness_record()
+        if fair is not None:
+            view["fairness"] = fair
         if self.rounds:
             view["round"] = round_view(self.round, seat)
         return view
@@ -127,8 +136,8 @@ class Game:
         expected: int | None = None
         if self.rounds:
             expected = (self.round.dealer + 1) % self.n
-        elif self.seed is not None and dealer is None:
-            expected = first_dealer(self.seed, self.n)
+        elif self._shuffle is not None and dealer is None:
+            expected = self._shuffle.first_dealer(self.n)
         if dealer is None:
             if expected is None:
                 raise ValueError("the first round needs a dealer, or the game a seed")
@@ -140,9 +149,9 @@ class Game:
                 "R-DEALER", f"round {number}'s dealer is seat {expected}, not seat {dealer}"
             )
         if deck is None:
-            if self.seed is None:
+            if self._shuffle is None:
                 raise ValueError("a round needs a deck order, or the game a seed")
-            cards = round_deck(self.seed, number)
+            cards = self._shuffle.deck(number)
         else:
             cards = check_deck(deck)
         r = Round(number, self.n, dealer, cards, self.options, self.timing, self.knowledge)
@@ -157,6 +166,7 @@ class Game:
                         "t": 0.0,
                         "players": list(self.players),
                         "options": self.options.to_record(),
+                        **self._fair_fields(),
                     },
                 )
             )
@@ -168,23 +178,32 @@ class Game:
             self._pending_clock = []
         return self._take_out()
 
-    def apply(self, action: Action, t: Seconds) -> list[Out]:
-        """Apply ``action`` at ``t`` seconds since the deal. Raises ``IllegalAction`` if refused."""
-        return self.apply_ms(action, to_ms(t))
+    def apply(self, action: Action, t: Seconds, *, allowance_ms: int = 0) -> list[Out]:
+        """Apply ``action`` at ``t`` seconds since the deal. Raises ``IllegalAction`` if refused.
+        ``allowance_ms`` (R-WINDOW-LAG): if the action ends its seat's turn, the crisp window it
+        opens closes that much after the 3 s (the server's estimate of the seat's delay)."""
+        return self.apply_ms(action, to_ms(t), allowance_ms=allowance_ms)
 
-    def apply_ms(self, action: Action, ms: Ms) -> list[Out]:
+    def apply_ms(self, action: Action, ms: Ms, *, allowance_ms: int = 0) -> list[Out]:
         if self.over:
             raise IllegalAction("R-GAME-END", "the game is over")
         r = self.round
         if r.over:
             raise IllegalAction("R-FINAL-TURNS", "the round is over; the next deal comes first")
         try:
+            if allowance_ms:  # R-WINDOW-LAG, for the window this action may open
+                r.lag, r.lag_used = check_allowance(allowance_ms), 0
             r.apply(action, ms)
         except IllegalAction as err:
+            r.lag = 0
             self._note_end(r)
             err.outs = self._take_out()
             raise
         entry = action.to_record()
+        if allowance_ms:
+            r.lag = 0
+            if r.lag_used:
+                entry["allowance_ms"] = r.lag_used
         self._log[-1]["actions"].append({"t": to_seconds(ms), **entry})
         return self._take_out()
 
@@ -287,6 +306,7 @@ class Game:
                         "t": ts,
                         "totals": list(self.totals),
                         "winners": list(winners),
+                        **self._fair_fields(),
                     },
                 )
             )
@@ -300,12 +320,33 @@ class Game:
 
     # -- the record -------------------------------------------------------------------------------
 
+    def _fair_fields(self) -> dict[str, Any]:
+        """The fairness fields of the ``game`` message (the commitment and the client seeds) and,
+        once the game is over, of ``game_over`` (the server seed); none without a Fairness."""
+        fair = self.fairness_record()
+        if fair is None:
+            return {}
+        if not self.over:
+            return fair  # {"commitment", "client_seeds"}
+        return {"server_seed": fair["server_seed"]} if "server_seed" in fair else {}
+
+    def fairness_record(self) -> dict[str, Any] | None:
+        """The record's ``fairness`` object: the server seed only once the game is over."""
+        fair = self.fairness
+        if fair is None:
+            return None
+        if isinstance(fair, Fairness) and not self.over:
+            fair = fair.public()
+        return fair.to_record()
+
     def record(self) -> dict[str, Any]:
         """The game so far as a ``crisp-record/1`` record (RECORD.md): it replays to this game."""
+        fair = self.fairness_record()
         return {
             "format": RECORD_FORMAT,
             "players": list(self.players),
             "options": self.options.to_record(),
+            **({} if fair is None else {"shuffle": SCHEME, "fairness": fair}),
             "rounds": [
                 {
                     **entry,
@@ -335,3 +376,15 @@ class Game:
             "over": self.over,
             "winners": list(self.winners),
         }
+
+
+def _shuffle(seed: int | None, fairness: Fairness | Committed | None, n: int) -> Shuffle | None:
+    """What derives the dealers and decks: the SplitMix64 seed of old records, a Fairness, or
+    nothing (every round's deck and the first dealer given)."""
+    if fairness is not None:
+        if seed is not None:
+            raise ValueError("a game has a seed or a fairness, not both")
+        if len(fairness.client_seeds) != n:
+            raise ValueError(f"{len(fairness.client_seeds)} client seeds for {n} seats")
+        return fairness if isinstance(fairness, Fairness) else None
+    return None if seed is None else LegacySeed(seed)

@@ -12,7 +12,9 @@ from typing import Any
 from crisp.engine import actions as A
 from crisp.engine.cards import check_deck
 from crisp.engine.errors import IllegalAction
+from crisp.engine.fairness import SCHEME, Committed, Fairness, fairness_from_record
 from crisp.engine.game import MAX_PLAYERS, MIN_PLAYERS, RECORD_FORMAT, Game
+from crisp.engine.lag import check_allowance
 from crisp.engine.messages import Message, Out, dumps_stream
 from crisp.engine.messages import stream as filter_stream
 from crisp.engine.options import Options
@@ -91,15 +93,39 @@ def load(source: str | Path | dict[str, Any]) -> dict[str, Any]:
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise RecordError("seed must be an integer")
+    fair = _fairness(data, len(players))
     rounds = data.get("rounds")
     if not isinstance(rounds, list):
         raise RecordError("rounds must be a list")
+    derived = seed is not None or isinstance(fair, Fairness)
     for ri, rnd in enumerate(rounds):
-        _check_round(rnd, ri, len(players), seed)
+        _check_round(rnd, ri, len(players), derived)
     return data
 
 
-def _check_round(rnd: Any, ri: int, n: int, seed: int | None) -> None:
+def _fairness(data: dict[str, Any], n: int) -> Fairness | Committed | None:
+    """The record's ``shuffle`` and ``fairness`` (docs/fairness.md): both or neither."""
+    shuffle = data.get("shuffle")
+    if "shuffle" in data and shuffle != SCHEME:
+        raise RecordError(f"shuffle must be {SCHEME!r} (or absent), not {shuffle!r}")
+    if ("fairness" in data) != (shuffle == SCHEME):
+        raise RecordError(f"a record has both 'shuffle': {SCHEME!r} and 'fairness', or neither")
+    if "fairness" not in data:
+        return None
+    if data.get("seed") is not None:
+        raise RecordError("a record has a seed or a fairness, not both")
+    try:
+        return fairness_from_record(data["fairness"], n)
+    except ValueError as err:
+        raise RecordError(f"fairness: {err}") from err
+
+
+def record_fairness(data: dict[str, Any]) -> Fairness | Committed | None:
+    """The fairness of a record that ``load`` accepted (None: an older or hand-made record)."""
+    return _fairness(data, len(data["players"]))
+
+
+def _check_round(rnd: Any, ri: int, n: int, derived: bool) -> None:
     where = f"rounds[{ri}]"
     if not isinstance(rnd, dict):
         raise RecordError(f"{where}: a round is an object")
@@ -108,13 +134,13 @@ def _check_round(rnd: Any, ri: int, n: int, seed: int | None) -> None:
             check_deck(rnd["deck"] if isinstance(rnd["deck"], list) else [])
         except ValueError as err:
             raise RecordError(f"{where}.deck: {err}") from err
-    elif seed is None:
+    elif not derived:
         raise RecordError(f"{where}: a round needs a deck, or the record a seed")
     if "dealer" in rnd:
         dealer = rnd["dealer"]
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
             raise RecordError(f"{where}.dealer must be a seat from 0 to {n - 1}")
-    elif ri == 0 and seed is None:
+    elif ri == 0 and not derived:
         raise RecordError(f"{where}: the first round needs a dealer, or the record a seed")
     acts = rnd.get("actions", [])
     if not isinstance(acts, list):
@@ -123,7 +149,9 @@ def _check_round(rnd: Any, ri: int, n: int, seed: int | None) -> None:
     for ai, act in enumerate(acts):
         here = f"{where}.actions[{ai}]"
         try:
-            A.from_record(act)
+            A.from_record(_bare(act))
+            if "allowance_ms" in act and check_allowance(act["allowance_ms"]) == 0:
+                raise ValueError("allowance_ms is from 1 ms (left out when there is none)")
         except ValueError as err:
             raise RecordError(f"{here}: {err}") from err
         t = _number(act.get("t"), here)
@@ -181,6 +209,13 @@ def _check_clock(entries: Any, where: str, times: list[Any], n: int) -> None:
             raise RecordError(f"{here}: unknown field {sorted(unknown)[0]!r}")
 
 
+def _bare(act: Any) -> Any:
+    """An action entry without its ``allowance_ms`` (R-WINDOW-LAG), which is not the action's."""
+    if isinstance(act, dict) and "allowance_ms" in act:
+        return {k: v for k, v in act.items() if k != "allowance_ms"}
+    return act
+
+
 def _apply_clock(game: Game, entry: dict[str, Any], ri: int) -> list[Out]:
     try:
         if entry["do"] == "restart":
@@ -193,9 +228,11 @@ def _apply_clock(game: Game, entry: dict[str, Any], ri: int) -> list[Out]:
 def replay(source: str | Path | dict[str, Any]) -> Replay:
     """Replay a record; raise ``ReplayError`` at the first action that breaks a rule."""
     data = load(source)
-    game = Game(
-        data["players"], Options.from_record(data.get("options", {})), seed=data.get("seed")
-    )
+    fair = record_fairness(data)
+    if isinstance(fair, Fairness) and fair.commitment() != data["fairness"]["commitment"]:
+        raise RecordError("fairness.commitment is not the SHA-256 of its server_seed")
+    options = Options.from_record(data.get("options", {}))
+    game = Game(data["players"], options, seed=data.get("seed"), fairness=fair)
     rep = Replay(game)
     rounds = data["rounds"]
     for ri, rnd in enumerate(rounds):
@@ -208,12 +245,17 @@ def replay(source: str | Path | dict[str, Any]) -> Replay:
         for ai, act in enumerate(acts):
             while clock and clock[0]["after"] == ai:
                 rep.outs += _apply_clock(game, clock.pop(0), ri)
-            action = A.from_record(act)
+            action = A.from_record(_bare(act))
+            lag = act.get("allowance_ms", 0)
             try:
-                rep.outs += game.apply(action, act["t"])
+                rep.outs += game.apply(action, act["t"], allowance_ms=lag)
             except IllegalAction as err:
                 what = f"seat {action.seat} {action.do}"
                 raise ReplayError(err.rule, err.message, ri, ai, what) from err
+            if lag and game.round.lag_used != lag:
+                raise RecordError(
+                    f"rounds[{ri}].actions[{ai}].allowance_ms: the action opened no crisp window"
+                )
         for entry in clock:
             rep.outs += _apply_clock(game, entry, ri)
         if "end" in rnd:

@@ -1,4 +1,6 @@
-"""The one seeded random source of a game (R-SHUFFLE): SplitMix64, specified to the bit.
+"""SplitMix64, specified to the bit: the dealers and decks of games made before the commit–reveal
+shuffle (``Game(seed=S)``, a record's ``"seed"``; new games deal by ``fairness.py``), and the
+simulator's and bots' choices.
 
 SplitMix64 is tiny, fast and the same in every language, so another implementation (a client,
 a bot written elsewhere) can derive the same dealers and decks from a game's seed. The engine never

@@ -72,6 +72,10 @@ class Round:
         self.cutoff: list[Ms | None] = [None] * n
         self.window_seat: int | None = None  # R-WINDOW
         self.window_until: Ms = 0
+        # R-WINDOW-LAG: the allowance (ms) of the action being applied, set by the game around
+        # ``apply``, and the one the last turn end added to its crisp window (for the record).
+        self.lag: int = 0
+        self.lag_used: int = 0
         self.ended: dict[int, str] = {}  # how each seat's last turn ended: "turn" or "timeout"
         self.last_ender: int | None = None
         self.caller: int | None = None
@@ -391,7 +395,9 @@ class Round:
         elif timed_out:
             start = now  # R-WINDOW-NONE
         else:
-            window = now + self.timing.window_ms
+            window = now + self.timing.window_ms + self.lag  # R-WINDOW-LAG
+            if self.lag:
+                self.lag_used = self.lag
             self.window_seat = seat
             self.window_until = window
             start = now + self.timing.start_ms

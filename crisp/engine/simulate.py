@@ -9,7 +9,7 @@ crisp window opens calls (20%), at a random moment of the window — sometimes a
 has started (a late call), sometimes too late to count, in which case the call is not made.
 With ``p_absent`` (0 by default) a seat goes absent, or comes back, before an action (the server's
 grace for an absent player: its draws then time out); with ``p_restart`` the draw clock restarts
-as after a server restart.
+as after a server restart; with ``lag_ms`` every action carries a latency allowance (R-WINDOW-LAG).
 Everything comes from the game's own seeded generator: the same seed plays the same game.
 """
 
@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from crisp.engine import actions as A
+from crisp.engine.fairness import Fairness
 from crisp.engine.game import Game
 from crisp.engine.legality import LOOK
 from crisp.engine.messages import Out
@@ -41,6 +42,8 @@ class Policy:
     think_ms: tuple[int, int] = (100, 1500)
     p_absent: float = 0.0
     p_restart: float = 0.0
+    #: R-WINDOW-LAG: each action is made with an allowance drawn from this range of ms (0, 0: none).
+    lag_ms: tuple[int, int] = (0, 0)
 
 
 RANDOM_LEGAL = Policy()
@@ -60,10 +63,20 @@ def play_random(
     policy: Policy = RANDOM_LEGAL,
     timing: Timing | None = None,
     sink: Sink | None = None,
+    fair: bool = False,
+    fairness: Fairness | None = None,
 ) -> Game:
     """Play a game by ``policy`` and return it (stopped early after ``max_actions`` actions or
-    ``max_rounds`` deals, possibly mid-round). ``sink`` receives every batch of messages."""
-    game = Game([f"P{i + 1}" for i in range(players)], options, seed=seed, timing=timing)
+    ``max_rounds`` deals, possibly mid-round). ``sink`` receives every batch of messages.
+    ``fair``: deal by the commit-reveal shuffle from ``Fairness.from_int(seed, players)`` (the
+    documented server seed of an integer seed) instead of the SplitMix64 seed; ``fairness``:
+    by that one (``seed`` then drives the players' choices only)."""
+    names = [f"P{i + 1}" for i in range(players)]
+    if fair or fairness is not None:
+        fairness = fairness or Fairness.from_int(seed, players)
+        game = Game(names, options, fairness=fairness, timing=timing)
+    else:
+        game = Game(names, options, seed=seed, timing=timing)
     player = _Player(game, Rng(seed ^ 0x5EED5EED5EED5EED), policy, sink or _ignore)
     budget = max_actions if max_actions is not None else 1 << 62
     rounds = 0
@@ -137,7 +150,12 @@ class _Player:
             sink(game.advance_ms(at))
             if r.over or r.turn != seat:
                 continue
-            sink(game.apply_ms(self.choose(seat), at))
+            if self.p.lag_ms[1]:
+                lo, hi = self.p.lag_ms
+                lag = lo + rng.below(hi - lo + 1)
+                sink(game.apply_ms(self.choose(seat), at, allowance_ms=lag))
+            else:
+                sink(game.apply_ms(self.choose(seat), at))
             budget -= 1
         return budget
 
