@@ -171,7 +171,8 @@ def test_four_colour_deck_recolours_diamonds_and_clubs_only(sheets: Any) -> None
 def test_faces_are_hidden_from_assistive_tech_unless_labelled(sheets: Any, browser: Any,
                                                              host: StaticHost) -> None:  # fmt: skip
     """aria-hidden by default (the caller names what the seat may see); with ``label`` a face is
-    role=img with that name and no longer hidden; a bad code is refused."""
+    role=img with that name and no longer hidden; a bad code is refused; without ``size`` a face
+    fills its container (width 100%), with one its height is 1.4 times the width."""
     for sheet in sheets.values():
         assert {(f["hidden"], f["role"]) for f in sheet["faces"]} == {("true", None)}
     page = browser.new_page()
@@ -181,17 +182,21 @@ def test_faces_are_hidden_from_assistive_tech_unless_labelled(sheets: Any, brows
         labelled = page.evaluate("""async () => {
             const { cardFace, cardBack } = await import("/static/cardart.js");
             const q = cardFace("QS", { label: "Queen of spades" });
+            const fluid = cardFace("7H");  // no size: fills its container, real-card layout
+            const sized = [fluid.getAttribute("width"), fluid.classList.contains("full"),
+                           cardFace("7H", { size: 30 }).getAttribute("height")];
             const b = cardBack({ label: "face down" });
             let refused = [];
             for (const bad of ["1S", "QX", "", null, "QSS"]) {
               try { cardFace(bad); } catch (e) { refused.push(bad); }
             }
             return [q.getAttribute("role"), q.getAttribute("aria-label"),
-                    q.hasAttribute("aria-hidden"), b.getAttribute("aria-label"), refused.length];
+                    q.hasAttribute("aria-hidden"), b.getAttribute("aria-label"), refused.length,
+                    ...sized];
         }""")
     finally:
         page.close()
-    assert labelled == ["img", "Queen of spades", False, "face down", 5]
+    assert labelled == ["img", "Queen of spades", False, "face down", 5, "100%", True, "42"]
 
 
 def test_each_face_stays_light(sheets: Any) -> None:

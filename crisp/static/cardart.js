@@ -30,7 +30,13 @@ const COLOURS = {
   two: { S: INK, H: "#c8102e", D: "#c8102e", C: INK },
   four: { S: INK, H: "#c8102e", D: "#0b5cad", C: "#17803d" },
 };
+// The court figures' second colour, one per suit (so that each suit's courts differ), never the
+// suit's own colour in either deck.
+const ACCENTS = { S: "#c8102e", H: "#1d3c78", D: "#2f7d32", C: "#6a3d9a" };
 const RANKS = "A23456789TJQK";
+const BLUE = "#1d3c78";
+const BACK_W = 90;
+const BACK_H = 130;
 const SUITS = "SHDC";
 
 // Suits in a 20 x 20 box.
@@ -65,6 +71,7 @@ const FIGURES = {
   Q: [
     ["path", { fill: HAIR_Q, d: "M20.5 21c-1-13.5 22-13.5 21 0 0 8 3 12.5 5 16.5H15.5c2-4 5-8.5 5-16.5z" }],
     ["path", { d: "M3 58V47c0-6.5 7-10.5 17-12h22c10 1.5 17 5.5 17 12v11z" }],
+    ["path", { fill: "none", stroke: GOLD, "stroke-width": 1.8, d: "M6 52c0-8 5-12.5 13-14.5M56 52c0-8-5-12.5-13-14.5" }],
     ["path", { fill: "#fff", d: "M20 35h22L31 49z" }],
     ["path", { fill: "currentColor", d: "M24 35h14l-7 9.5z" }],
     ["path", { fill: GOLD, d: "M27.5 58l1.8-9h3.4l1.8 9z" }],
@@ -82,6 +89,7 @@ const FIGURES = {
   J: [
     ["path", { d: "M3 58V47c0-6.5 7-10.5 17-12h22c10 1.5 17 5.5 17 12v11z" }],
     ["path", { fill: "currentColor", d: "M25.5 35h11l1.5 23H24z" }],
+    ["path", { fill: GOLD, d: "M3.2 55h55.6v3H3.2z" }],
     ["path", { fill: GOLD, stroke: "none", d: "M30 42h2v2h-2zm0 5h2v2h-2zm0 5h2v2h-2z" }],
     ["path", { fill: "#fff", d: "M19 35.5c3-2 20-2 24 0l-4.2 4.6c-4.4-2.2-11.2-2.2-15.6 0z" }],
     ["path", { fill: "#8a5a2b", d: "M8.4 57.5l.8-40h1.8l.8 40z" }],
@@ -133,6 +141,14 @@ function symbol(id, viewBox, children, attrs = {}) {
   return el("symbol", { id: `${SPRITE}-${id}`, viewBox, ...attrs }, children);
 }
 
+// Diagonal lines both ways, `step` apart, shifted by `shift`: the back's woven lattice (drawn as
+// paths, not a <pattern>: a pattern in a display:none sprite does not paint).
+function latticePath(step, shift) {
+  let d = "";
+  for (let c = shift - BACK_H; c < BACK_W + BACK_H; c += step) d += `M${c} 0l${BACK_H} ${BACK_H}M${c} ${BACK_H}l${BACK_H}-${BACK_H}`;
+  return d;
+}
+
 // The shared definitions, added to the page once (and again if a renderer removed them).
 function ensureSprite() {
   if (document.getElementById(SPRITE)) return;
@@ -141,19 +157,18 @@ function ensureSprite() {
     el("g", { stroke: LINE, "stroke-width": 0.6, "stroke-linejoin": "round" },
       parts.map(([tag, attrs]) => el(tag, attrs))),
   ]));
-  const lattice = el("pattern", { id: `${SPRITE}-lattice`, width: 8, height: 8, patternUnits: "userSpaceOnUse",
-    patternTransform: "rotate(45)" }, [
-    el("rect", { width: 8, height: 8, fill: "#1d3c78" }),
-    el("path", { d: "M0 0h8M0 0v8", stroke: "#3d68c4", "stroke-width": 1.4 }),
-    el("circle", { cx: 4, cy: 4, r: 1, fill: "#5b84d8" }),
+  const lattice = symbol("lattice", `0 0 ${BACK_W} ${BACK_H}`, [
+    el("rect", { width: BACK_W, height: BACK_H, fill: BLUE }),
+    el("path", { d: latticePath(11, 5.5), stroke: "#2b57b0", "stroke-width": 0.6, fill: "none" }),
+    el("path", { d: latticePath(11, 0), stroke: "#4a76d0", "stroke-width": 1.4, fill: "none" }),
   ]);
   const mark = symbol("mark", "0 0 40 40", [
     el("path", { d: "M28.4 12.2A12 12 0 1 0 28.4 27.8", fill: "none", stroke: "#fff", "stroke-width": 5.2,
       "stroke-linecap": "round" }),
     el("path", { d: "M31 13.6l1.6 4.8 4.8 1.6-4.8 1.6-1.6 4.8-1.6-4.8-4.8-1.6 4.8-1.6z", fill: GOLD }),
   ]);
-  const sprite = el("svg", { id: SPRITE, width: 0, height: 0, "aria-hidden": "true", focusable: "false",
-    class: "cardart-sprite" }, [el("defs", {}, [...suits, ...figures, lattice, mark])]);
+  const sprite = el("svg", { id: SPRITE, width: 0, height: 0, display: "none", "aria-hidden": "true",
+    focusable: "false", class: "cardart-sprite" }, [el("defs", {}, [...suits, ...figures, lattice, mark])]);
   document.body.append(sprite);
 }
 
@@ -182,7 +197,7 @@ function rankText(rank, x, y, fontSize, fill, width) {
 // A corner index (rank over suit), top left; `turned` puts the copy at the bottom right.
 function cornerIndex(rank, suit, fill, turned) {
   const g = el("g", turned ? { transform: `rotate(180 ${W / 2} ${H / 2})` } : {}, [
-    rankText(rank, 11, 22.5, 20, fill, 16.5),
+    rankText(rank, 11, 22.5, 20, fill, 18.5),
     use(suit, 4.75, 25, 12.5, 12.5, { fill, class: "index-suit" }),
   ]);
   return g;
@@ -239,7 +254,7 @@ export function cardFace(code, { fourColour = false, size, label } = {}) {
     throw new Error(`not a card code: ${code}`);
   }
   const fill = COLOURS[fourColour ? "four" : "two"][suit];
-  const accent = fill === INK ? "#c8102e" : fill === "#c8102e" ? "#1d3c78" : "#c8102e";
+  const accent = ACCENTS[suit];
   const layout = layoutFor(size);
   const svg = frame(`face ${layout}`, size, label);
   svg.dataset.card = code;
@@ -266,10 +281,13 @@ export function cardBack({ size, label } = {}) {
   const m = mini ? 52 : 36;
   svg.append(
     paper(),
-    el("rect", { x: inset, y: inset, width: W - 2 * inset, height: H - 2 * inset, rx: 5,
-      fill: `url(#${SPRITE}-lattice)`, stroke: "#1d3c78", "stroke-width": 1.5 }),
+    use("lattice", inset, inset, W - 2 * inset, H - 2 * inset, { preserveAspectRatio: "none" }),
+    el("rect", { x: inset, y: inset, width: W - 2 * inset, height: H - 2 * inset, rx: 4, fill: "none",
+      stroke: "#fff", "stroke-width": 4 }),
+    el("rect", { x: inset + 4, y: inset + 4, width: W - 2 * inset - 8, height: H - 2 * inset - 8, rx: 3,
+      fill: "none", stroke: "#a9c0ee", "stroke-width": mini ? 0 : 0.8 }),
     // (a mini shows the mark alone, larger: a white ring round it would read as a © at 26 px)
-    el("ellipse", { cx: W / 2, cy: H / 2, rx: 24, ry: 32, fill: "#1d3c78", stroke: mini ? "none" : "#fff",
+    el("ellipse", { cx: W / 2, cy: H / 2, rx: 24, ry: 32, fill: BLUE, stroke: mini ? "none" : "#fff",
       "stroke-width": 2.5 }),
     use("mark", W / 2 - m / 2, H / 2 - m / 2, m, m, { class: "mark" }),
   );
