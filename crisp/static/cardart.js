@@ -2,17 +2,20 @@
 // files, no copied artwork). Load it lazily (`await import("./cardart.js")`): the lobby needs none.
 //
 //   cardFace("7H", { fourColour, size, label }) -> <svg>   cardBack({ size, label }) -> <svg>
+//   layoutFor(size) -> "mini" | "small" | "full"
 //
 // Codes: rank A23456789TJQK (T = ten) + suit S H D C. `size` is the card's width in CSS pixels:
 // it sets the width and height attributes and picks the layout (under 36 px a large index only;
 // under 56 px a large corner index and one big suit; from 56 px the real card: two corner indices,
 // pips as on real cards, court figures mirrored top to bottom, a big ace). Without `size` the card
-// fills its container's width with the real-card layout. Every element is made with
+// fills its container (width and height 100%, aspect kept) with the real-card layout: pass the
+// size a mini is drawn at, or it gets pips it is too small to show. Every element is made with
 // createElementNS and presentation attributes only (no innerHTML, no style attribute, so a strict
-// `style-src 'self'` holds). Suits, court figures, the back's pattern and the Crisp mark are
+// `style-src 'self'` holds). Suits, court figures, the back's lattice and the Crisp mark are
 // defined once per page in a hidden sprite and reused with <use>, so forty cards stay light.
 // A card is aria-hidden unless the caller passes `label` (the caller decides what may be named:
-// the memory rule); then it is role="img" with that aria-label.
+// the memory rule); then it is role="img" with that aria-label. A face carries its code in
+// data-card (and its rank as text): put one in the page only while the seat may see that face.
 
 const NS = "http://www.w3.org/2000/svg";
 const SPRITE = "crisp-cardart";
@@ -240,7 +243,8 @@ function court(rank, suit, fill, accent) {
   ];
 }
 
-function layoutFor(size) {
+/** The layout a card of `size` CSS pixels wide gets: "mini" (< 36), "small" (< 56) or "full". */
+export function layoutFor(size) {
   if (size && size < 36) return "mini";
   if (size && size < 56) return "small";
   return "full";
