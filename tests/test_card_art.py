@@ -172,7 +172,8 @@ def test_faces_are_hidden_from_assistive_tech_unless_labelled(sheets: Any, brows
                                                              host: StaticHost) -> None:  # fmt: skip
     """aria-hidden by default (the caller names what the seat may see); with ``label`` a face is
     role=img with that name and no longer hidden; a bad code is refused; without ``size`` a face
-    fills its container (width 100%), with one its height is 1.4 times the width."""
+    fills its container (width 100%), with one its height is 1.4 times the width; the shared
+    sprite takes no room in the page (display none)."""
     for sheet in sheets.values():
         assert {(f["hidden"], f["role"]) for f in sheet["faces"]} == {("true", None)}
     page = browser.new_page()
@@ -192,11 +193,12 @@ def test_faces_are_hidden_from_assistive_tech_unless_labelled(sheets: Any, brows
             }
             return [q.getAttribute("role"), q.getAttribute("aria-label"),
                     q.hasAttribute("aria-hidden"), b.getAttribute("aria-label"), refused.length,
-                    ...sized];
+                    ...sized, getComputedStyle(document.getElementById("crisp-cardart")).display];
         }""")
     finally:
         page.close()
-    assert labelled == ["img", "Queen of spades", False, "face down", 5, "100%", True, "42"]
+    assert labelled == ["img", "Queen of spades", False, "face down", 5, "100%", True, "42",
+                        "none"]  # fmt: skip
 
 
 def test_each_face_stays_light(sheets: Any) -> None:

@@ -281,8 +281,9 @@ export function cardFace(code, { fourColour = false, size, label } = {}) {
 export function cardBack({ size, label } = {}) {
   const svg = frame("back", size, label);
   const mini = layoutFor(size) === "mini";
+  const ring = layoutFor(size) === "full"; // below, a white ring round the mark reads as a ©
   const inset = mini ? 3 : 5;
-  const m = mini ? 52 : 36;
+  const m = ring ? 36 : 50;
   svg.append(
     paper(),
     use("lattice", inset, inset, W - 2 * inset, H - 2 * inset, { preserveAspectRatio: "none" }),
@@ -290,8 +291,7 @@ export function cardBack({ size, label } = {}) {
       stroke: "#fff", "stroke-width": 4 }),
     el("rect", { x: inset + 4, y: inset + 4, width: W - 2 * inset - 8, height: H - 2 * inset - 8, rx: 3,
       fill: "none", stroke: "#a9c0ee", "stroke-width": mini ? 0 : 0.8 }),
-    // (a mini shows the mark alone, larger: a white ring round it would read as a © at 26 px)
-    el("ellipse", { cx: W / 2, cy: H / 2, rx: 24, ry: 32, fill: BLUE, stroke: mini ? "none" : "#fff",
+    el("ellipse", { cx: W / 2, cy: H / 2, rx: 24, ry: 32, fill: BLUE, stroke: ring ? "#fff" : "none",
       "stroke-width": 2.5 }),
     use("mark", W / 2 - m / 2, H / 2 - m / 2, m, m, { class: "mark" }),
   );
