@@ -85,8 +85,10 @@ def audit(phone: Phone, screen: str, found: Found, felt: Felt) -> None:
         print(report(f"{screen} ({scheme})", found[screen, scheme]))
         print(report(f"{screen} ({scheme}), left for review", review, "undecided check"))
         for text in felt[screen, scheme]:
-            print(f"  over a gradient: {text['target']} {text['colour']}: worst {text['worst']}:1"
-                  f" (needs {text['needed']}:1)")
+            print(
+                f"  over a gradient: {text['target']} {text['colour']}: worst {text['worst']}:1"
+                f" (needs {text['needed']}:1)"
+            )
         phone.shot(f"a11y-{screen}-{scheme}")
     phone.page.emulate_media(color_scheme="light")
 
