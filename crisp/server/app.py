@@ -15,10 +15,13 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.websockets import WebSocketDisconnect
 
+from crisp.server import room_limits
 from crisp.server.connection import CLOSE_FORBIDDEN_ORIGIN, CLOSE_NO_ROOM, CLOSE_POLICY, Connection
+from crisp.server.http_guard import BodyLimit, SecurityHeaders
 from crisp.server.hub import Hub
 from crisp.server.members import normalize_code
 from crisp.server.pages import mount_client
+from crisp.server.ratelimit import Limiters, LimitRefused
 from crisp.server.refused import Refused
 from crisp.server.room import Room
 from crisp.server.settings import Settings
@@ -51,6 +54,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="Crisp", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.add_middleware(GZipMiddleware, minimum_size=600)
+    app.add_middleware(BodyLimit, max_bytes=settings.http_body_max_bytes)  # limits: 413
+    app.add_middleware(SecurityHeaders)  # limits: CSP and co. on every response
+    limits = Limiters(settings)  # limits: per-IP and total rates (429)
+    limits.install(app)
     app.state.hub = hub
     app.state.settings = settings
 
@@ -60,7 +67,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise HTTPException(404, "no such room (it may have expired)")
         return room
 
+    def exists(code: str) -> bool:
+        return normalize_code(code) in hub.rooms
+
+    lookup = [limits.depend_lookup(exists)]
+
     def joined(room: Room, name: str) -> Joined:
+        if (full := room_limits.check_join(len(room.members), settings)) is not None:
+            raise LimitRefused(409, full.code, full.message)  # limits: room_members_max
         try:
             member, token = room.join(name)
         except ValueError as err:
@@ -80,8 +94,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def healthz() -> dict[str, Any]:
         return {"ok": True, "rooms": len(hub.rooms)}
 
-    @app.post("/api/rooms", status_code=201)
+    @app.post("/api/rooms", status_code=201, dependencies=[limits.depend(limits.create)])
     async def create_room(body: JoinRequest) -> Joined:
+        if (full := room_limits.check_room_count(len(hub.rooms), settings)) is not None:
+            raise LimitRefused(503, full.code, full.message, retry_after=60)  # limits: rooms_max
         room = hub.create_room()
         async with room.lock:
             try:
@@ -90,19 +106,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 hub.rooms.pop(room.code, None)
                 raise
 
-    @app.post("/api/rooms/{code}/join", status_code=201)
+    @app.post("/api/rooms/{code}/join", status_code=201,
+              dependencies=[limits.depend_lookup(exists, limits.join)])  # fmt: skip
     async def join_room(code: str, body: JoinRequest) -> Joined:
         room = find(code)
         async with room.lock:
             return joined(room, body.name)
 
-    @app.get("/api/rooms/{code}")
+    @app.get("/api/rooms/{code}", dependencies=lookup)
     async def room_summary(code: str) -> dict[str, Any]:
         room = find(code)
         msg = room.room_message()
         return {k: msg[k] for k in ("code", "phase", "options", "members", "game", "record")}
 
-    @app.get("/api/rooms/{code}/record")
+    @app.get("/api/rooms/{code}/record", dependencies=lookup)
     async def record(code: str) -> Response:
         room = find(code)
         if room.last_record is None:
@@ -114,7 +131,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
         return Response(body, media_type="application/json", headers=disposition)
 
-    mount_client(app, lambda code: normalize_code(code) in hub.rooms)
+    mount_client(app, exists, lookup)
 
     @app.exception_handler(HTTPException)
     async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
@@ -126,6 +143,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await ws.close(CLOSE_FORBIDDEN_ORIGIN)  # before accept: the handshake gets a 403
             log.info("refused a WebSocket from a foreign origin")
             return
+        if not await limits.admit_websocket(ws, code, exists):  # limits: a 429 handshake
+            return
         await ws.accept()
         room = hub.rooms.get(normalize_code(code))
         if room is None:
@@ -136,6 +155,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                           burst=settings.rate_burst)  # fmt: skip
         conn.start()
         room.conns.add(conn)
+        deadline = room_limits.start_hello_deadline(lambda: conn.greeted, conn.close, settings)
         try:
             while not conn.closed:
                 message = await ws.receive()
@@ -159,6 +179,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except WebSocketDisconnect:
             pass
         finally:
+            deadline.cancel()  # limits: the hello deadline
             await hub.disconnected(room, conn)
             if conn.closed and conn.writer is not None:
                 with contextlib.suppress(Exception):
