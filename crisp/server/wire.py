@@ -55,15 +55,17 @@ def concurrency_limit(settings: Settings, fds: int | None = None) -> int:
 
 
 def pending_limit(settings: Settings, fds: int | None = None) -> int:
-    """Connections still sending headers at most: the setting, at most a quarter of the files."""
+    """Connections still sending headers at most: the setting, at most a quarter of the files
+    (twice it, the hard cap of a burst, stays below half)."""
     fds = file_limit() if fds is None else fds
     return max(8, min(settings.http_pending_max, fds // 4))
 
 
 class PendingHeaders:
     """The connections whose request headers are not complete, oldest first. Over ``cap``, the
-    oldest are closed, if they have waited ``min_age`` seconds at least: a burst of new
-    connections (a restart's reconnections, accepted before any is read) is not a flood."""
+    oldest are closed if they have waited ``min_age`` seconds at least (a burst of new
+    connections, e.g. a restart's reconnections accepted before any is read, is not a flood);
+    over twice the cap, whatever their age (the file descriptors must not run out)."""
 
     def __init__(self, cap: int, timeout: float, min_age: float = MIN_AGE_S,
                  clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
@@ -80,8 +82,8 @@ class PendingHeaders:
         self.waiting[id(proto)] = (now, proto)
         while len(self.waiting) > self.cap:
             since, oldest = next(iter(self.waiting.values()))
-            if now - since < self.min_age:
-                break
+            if now - since < self.min_age and len(self.waiting) <= 2 * self.cap:
+                break  # a burst, up to twice the cap; beyond that, the oldest go whatever age
             self.waiting.popitem(last=False)
             self.evicted += 1
             oldest.header_deadline_passed(evicted=True)
