@@ -62,7 +62,8 @@ def test_room_creation_per_ip_and_total(tmp_path: Path) -> None:
 def test_open_rooms_cap_refuses_creation_with_503(tmp_path: Path) -> None:
     with serve(tmp_path, rooms_max="3") as server:
         for i in range(3):
-            assert http(server, "POST", "/api/rooms", {"name": "A"}, src=f"127.0.0.{i + 2}")[0] == 201
+            src = f"127.0.0.{i + 2}"
+            assert http(server, "POST", "/api/rooms", {"name": "A"}, src=src)[0] == 201
         status, headers, body = http(server, "POST", "/api/rooms", {"name": "A"}, src="127.0.0.8")
         assert status == 503 and body["code"] == "server_full" and "3 rooms" in body["error"]
         assert headers["retry-after"] == "60"
@@ -88,6 +89,7 @@ def test_lookups_per_ip_and_the_miss_budget(tmp_path: Path) -> None:
             assert http(server, "GET", paths[i % 3])[0] == 200
         status, headers, body = http(server, "GET", paths[0])
         assert status == 429 and body["code"] == "rate_limited" and "lookups" in body["error"]
+        assert "retry-after" in headers
         # A guesser: three misses, then even a real code is refused (no oracle).
         for _ in range(3):
             assert http(server, "GET", "/api/rooms/QQQQQQQQQQQQ", src="127.0.0.6")[0] == 404

@@ -205,7 +205,8 @@ def test_invalid_utf8_bytes_are_bad_json() -> None:
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
-    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=5), kids, max_size=4),
+    lambda kids: st.lists(kids, max_size=4)
+    | st.dictionaries(st.text(max_size=5), kids, max_size=4),
     max_leaves=30,
 )  # fmt: skip
 
