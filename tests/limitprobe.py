@@ -51,8 +51,10 @@ def percentile(values: list[float], p: float) -> float:
 
 def summary(label: str, rtts: list[float]) -> str:
     ms = [1000 * r for r in rtts]
+    lost = sum(r == float("inf") for r in rtts)
     return (f"{label}: n={len(ms)} p50 {statistics.median(ms):.1f} ms, "
-            f"p99 {percentile(ms, 99):.1f} ms, max {max(ms):.1f} ms")  # fmt: skip
+            f"p99 {percentile(ms, 99):.1f} ms, max {max(ms):.1f} ms"
+            + (f", {lost} pings unanswered within 5 s" if lost else ""))  # fmt: skip
 
 
 class Probe:
@@ -80,13 +82,17 @@ class Probe:
         with contextlib.suppress(Exception):
             await self.ws.close()
 
-    async def rtt(self, n: int) -> float:
+    async def rtt(self, n: int, timeout: float = 5.0) -> float:
+        """Seconds until the pong of ping ``n``; ``inf`` if none came within ``timeout``."""
         start = time.perf_counter()
         await self.ws.send(json.dumps({"type": "ping", "n": n}))
-        while True:
-            msg = json.loads(await asyncio.wait_for(self.ws.recv(), 30))
-            if msg.get("type") == "pong" and msg.get("n") == n:
-                return time.perf_counter() - start
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                while True:
+                    msg = json.loads(await self.ws.recv())
+                    if msg.get("type") == "pong" and msg.get("n") == n:
+                        return time.perf_counter() - start
+        return float("inf")
 
     async def measure(self, count: int, every: float = 0.05) -> list[float]:
         rtts = []

@@ -12,7 +12,8 @@ holds a file descriptor forever, and ~1,000 of them make ``accept`` fail. ``guar
 
 uvicorn's WebSocket answers every ping at once, outside any budget. ``guarded_ws`` counts ping and
 pong frames against a per-connection bucket (``ws_control_per_s``, ``ws_control_burst``): a ping
-over it gets no pong, and ``ws_control_flood`` frames over it close the socket with 1008.
+over it gets no pong, and ``ws_control_flood`` frames over it close the socket with 1008. It also
+parses a read in slices of ``READ_SLICE`` bytes and drops the rest once the socket is closing.
 
 Each factory makes a new class per server (its state lives there, not in a module global).
 """
@@ -41,6 +42,7 @@ _TIMEOUT_BODY = b'{"error": "the request headers took too long", "code": "timeou
 REQUEST_TIMEOUT = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
                    b"connection: close\r\ncontent-length: %d\r\n\r\n%s"
                    % (len(_TIMEOUT_BODY), _TIMEOUT_BODY))  # fmt: skip
+READ_SLICE = 8192  # bytes of a read parsed before the next slice (a message is at most 4 KB)
 PONG_FIRST_BYTE = 0x8A  # FIN + opcode 0xA, unmasked: one pong frame the server is about to send
 
 
@@ -163,6 +165,15 @@ def guarded_ws(settings: Settings) -> type[WebSocketsSansIOProtocol]:
                 self.conn.send_close(1008, "too many control frames")
                 self.handle_parser_exception()
             return False
+
+        def data_received(self, data: bytes) -> None:
+            # In slices: a read of 256 KB of pings is ~43,000 frames, parsed at once before any
+            # is handled (~1 s of the loop); a slice is at most a few hundred, and once the flood
+            # has closed the socket the rest is dropped unparsed.
+            for i in range(0, len(data), READ_SLICE):
+                if self.transport.is_closing():
+                    return
+                super().data_received(data[i : i + READ_SLICE])
 
         def handle_ping(self) -> None:
             # The protocol queued one pong per ping received; send those within the budget.
