@@ -175,6 +175,20 @@ def guarded_ws(settings: Settings) -> type[WebSocketsSansIOProtocol]:
                     return
                 super().data_received(data[i : i + READ_SLICE])
 
+        def send_receive_event_to_app(self) -> None:
+            # uvicorn logs a traceback for a text message that is not UTF-8 (client input):
+            # close with 1007 and one line instead.
+            if self.curr_msg_data_type == "text" and not self.close_sent:
+                try:
+                    b"".join(self.frames).decode()
+                except UnicodeDecodeError:
+                    self.frames = []
+                    log.info("closing a WebSocket that sent a text message not in UTF-8")
+                    self.conn.send_close(1007, "text messages are UTF-8")
+                    self.handle_parser_exception()
+                    return
+            super().send_receive_event_to_app()
+
         def handle_ping(self) -> None:
             # The protocol queued one pong per ping received; send those within the budget.
             kept = []
