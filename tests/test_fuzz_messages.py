@@ -76,12 +76,13 @@ def message(model: type[BaseModel]) -> st.SearchStrategy[dict[str, Any]]:
     return st.builds(lambda b, e: {"type": kind, **b, **e}, body, rarely_extra)
 
 
-messages = st.one_of(
-    *(message(m) for m in P.CLIENT_TYPES),
+models = st.sampled_from(P.CLIENT_TYPES).flatmap(message)
+junk = st.one_of(
     st.builds(lambda t: {"type": t}, st.text(max_size=12)),
     st.dictionaries(st.text(max_size=5), odd, max_size=3),
     odd,
 )  # fmt: skip
+messages = st.integers(0, 9).flatmap(lambda i: junk if i == 0 else models)  # 1 in 10 is junk
 
 
 class Fuzz:
@@ -117,8 +118,8 @@ class Fuzz:
             await ws.send(frame)
 
     async def barrier(self, n: int) -> None:
-        """A ping on every connection is answered; everything received before is kept. A socket
-        closed by a ``leave`` or a ``kick`` is opened again (as a watcher if its token is gone)."""
+        """A ping on every connection is answered; everything received before is kept. A member
+        who left or was removed joins again (a new token) and reconnects."""
         for who in self.tokens:
             for _ in range(3):
                 ws = await self.conn(who)
@@ -131,8 +132,9 @@ class Fuzz:
                             break
                     break
                 except websockets.ConnectionClosed:
-                    if ws.close_code in (4401, 4409):  # removed: the token no longer works
-                        self.tokens[who] = None
+                    if ws.close_code in (4401, 4409) and who != "watcher":  # left or removed:
+                        joined = self.server.join(self.code, f"{who} {n}")  # join again
+                        self.tokens[who] = joined["token"]
             else:
                 raise AssertionError(f"{who}: no pong after three connections")
 
@@ -177,7 +179,8 @@ def test_message_models_fuzzed_never_answer_internal(fuzz: Fuzz, batch: list[Any
     assert tracebacks(fuzz.server, since) == []
     fuzz.batches += 1
     if fuzz.batches == BATCHES:  # what the fuzzing reached, for the log
-        kinds = Counter(m.get("code") if m["type"] == "error" else m["type"] for m in fuzz.answers)
+        kinds = Counter(f"{m['code']} ({m.get('about')})" if m["type"] == "error"
+                        else m["type"] for m in fuzz.answers)
         print(f"\n{BATCHES * PER_BATCH} fuzzed messages; answers: {dict(kinds.most_common())}")
 
 
