@@ -413,3 +413,16 @@ def test_uvicorn_limits_follow_the_file_limit() -> None:
     assert wire.concurrency_limit(s, fds=65536) == 10_000
     assert wire.pending_limit(s, fds=1024) == 256
     assert wire.pending_limit(s, fds=512) == 128
+
+
+def test_every_limit_setting_is_documented_in_docs_limits() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "limits.md").read_text()
+    names = list(Settings.model_fields)
+    limits = names[names.index("rooms_max") :]
+    missing = [n for n in limits if f"CRISP_{n.upper()}" not in doc]
+    assert not missing, missing
+    for code in ("4410", "4429", "1008", "1007", "rate_limited", "server_full", "room_full",
+                 "too_large", "host_not_human", "Retry-After"):  # fmt: skip
+        assert code in doc, code

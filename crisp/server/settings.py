@@ -72,7 +72,9 @@ class Settings(BaseSettings):
         description="requests naming a room code a minute, per IP (GET /api/rooms/CODE, /r/CODE, "
         "the QR code, the record, joins and WebSocket opens)",
     )  # fmt: skip
-    lookup_ip_burst: int = Field(30, ge=1, description="requests naming a code at once, per IP")
+    lookup_ip_burst: int = Field(
+        60, ge=1, description="requests naming a code at once, per IP (8 phones behind one NAT)"
+    )
     lookup_total_per_s: float = Field(
         100, gt=0, description="requests naming a room code a second, in total (bounds guessing)"
     )
