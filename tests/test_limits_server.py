@@ -183,3 +183,53 @@ def test_a_room_with_an_old_five_letter_code_loads_and_is_joinable(tmp_path: Pat
             await ws.close()
 
         asyncio.run(run())
+
+
+def test_another_room_plays_while_every_limit_is_hammered(tmp_path: Path) -> None:
+    """For 3 s, 40 addresses guess codes, fill the probe's room with joins, open WebSockets and
+    create rooms, with the default limits: every answer is a typed one (never a 500), the room's
+    member cap holds, and the probe's own room keeps answering its pings (p50/p99 printed)."""
+    with serve(tmp_path) as server:
+
+        async def run() -> None:
+            async with Probe(server) as probe:
+                code = probe.code
+                statuses: dict[str, list[int]] = {"guess": [], "join": [], "create": [], "ws": []}
+
+                async def one(i: int) -> None:
+                    src = f"127.0.3.{i % 40 + 1}"
+                    kind = ("guess", "join", "create", "ws")[i % 4]
+                    if kind == "ws":
+                        try:
+                            ws = await ws_connect(server, code, src)
+                            statuses["ws"].append(101)
+                            await ws.close()
+                        except InvalidStatus as err:
+                            statuses["ws"].append(err.response.status_code)
+                        return
+                    method, path, body = {
+                        "guess": ("GET", f"/api/rooms/{'QRWX' * 2}{i % 9999:04d}", None),
+                        "join": ("POST", f"/api/rooms/{code}/join", {"name": f"J{i}"}),
+                        "create": ("POST", "/api/rooms", {"name": f"C{i}"}),
+                    }[kind]
+                    got = await asyncio.to_thread(http, server, method, path, body, src=src)
+                    statuses[kind].append(got[0])
+
+                async def abuse() -> None:
+                    end = asyncio.get_running_loop().time() + 3.0
+                    i = 0
+                    while asyncio.get_running_loop().time() < end:
+                        await asyncio.gather(*(one(i + k) for k in range(8)))
+                        i += 8
+
+                rtts, _ = await probe.during(abuse())
+                counts = {k: {s: v.count(s) for s in sorted(set(v))} for k, v in statuses.items()}
+                print(f"\nanswers during the abuse: {counts}")
+                check_sane("the probe's room during the abuse", rtts)
+                assert set(statuses["guess"]) <= {404, 429} and 429 in statuses["guess"]
+                assert set(statuses["join"]) <= {201, 409, 429} and 409 in statuses["join"]
+                assert statuses["join"].count(201) == 23  # 24 members with the probe's host
+                assert set(statuses["create"]) <= {201, 429, 503}
+                assert set(statuses["ws"]) <= {101, 429}
+
+        asyncio.run(run())
