@@ -233,3 +233,18 @@ def test_another_room_plays_while_every_limit_is_hammered(tmp_path: Path) -> Non
                 assert set(statuses["ws"]) <= {101, 429}
 
         asyncio.run(run())
+
+
+def test_log_lines_of_one_kind_are_bounded(tmp_path: Path) -> None:
+    """200 malformed HTTP requests, each a warning of uvicorn's: at most
+    CRISP_LOG_TEMPLATE_PER_MIN of them reach the log (the rest are counted)."""
+    import socket
+
+    with serve(tmp_path, log_template_per_min="5") as server:
+        for _ in range(200):
+            with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
+                s.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+                assert s.recv(100).startswith(b"HTTP/1.1 400")
+        assert http(server, "GET", "/healthz")[0] == 200
+        lines = [line for line in server.output if "Invalid HTTP request" in line]
+        assert len(lines) == 5, lines

@@ -426,3 +426,30 @@ def test_every_limit_setting_is_documented_in_docs_limits() -> None:
     for code in ("4410", "4429", "1008", "1007", "rate_limited", "server_full", "room_full",
                  "too_large", "host_not_human", "Retry-After"):  # fmt: skip
         assert code in doc, code
+
+
+def test_budget_filter_bounds_each_template_and_says_what_it_dropped(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from crisp.server.logbudget import BudgetFilter
+
+    clock = FakeClock()
+    logger = logging.getLogger("crisp.test.filter")
+    budget = BudgetFilter(lines=2, clock=clock)
+    logger.addFilter(budget)
+    try:
+        with caplog.at_level(logging.INFO, logger="crisp.test.filter"):
+            for i in range(50):  # 50 connections refused: the same template
+                logger.info("refused a WebSocket from %s", f"10.0.0.{i}")
+            logger.info("another kind of line")
+            clock.t += 60
+            logger.info("refused a WebSocket from %s", "10.0.0.99")
+    finally:
+        logger.removeFilter(budget)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == [
+        "refused a WebSocket from 10.0.0.0", "refused a WebSocket from 10.0.0.1",
+        "another kind of line",
+        "48 more lines like 'refused a WebSocket from %s' were dropped (over 2 a minute)",
+        "refused a WebSocket from 10.0.0.99",
+    ]  # fmt: skip

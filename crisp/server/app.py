@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.websockets import WebSocketDisconnect
 
-from crisp.server import room_limits
+from crisp.server import logbudget, room_limits
 from crisp.server.connection import CLOSE_FORBIDDEN_ORIGIN, CLOSE_NO_ROOM, CLOSE_POLICY, Connection
 from crisp.server.http_guard import BodyLimit, SecurityHeaders
 from crisp.server.hub import Hub
@@ -58,6 +58,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeaders)  # limits: CSP and co. on every response
     limits = Limiters(settings)  # limits: per-IP and total rates (429)
     limits.install(app)
+    logbudget.install(settings.log_template_per_min)  # limits: bounded log output
     app.state.hub = hub
     app.state.settings = settings
 

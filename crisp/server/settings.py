@@ -135,6 +135,11 @@ class Settings(BaseSettings):
     json_depth_max: int = Field(
         32, ge=2, description="deepest nesting of arrays and objects in a message (bad_json beyond)"
     )
+    log_template_per_min: int = Field(
+        60, ge=1,
+        description="server-wide log lines a minute of each kind (the same message template, "
+        "e.g. a refused foreign Origin), then one line counting the dropped",
+    )  # fmt: skip
 
     @property
     def db_path(self) -> Path:
