@@ -232,9 +232,10 @@ PING = frame(1, b'{"type":"ping","n":99}')
 RAW: dict[str, tuple[bytes, str]] = {
     # name: (frames after a hello, what must come back: an error code or "close NNNN")
     "1e400": (frame(1, b'{"type":"act","v":1e400,"do":"draw"}'), "bad_message"),
-    # parsed (under 4,300 digits); refused as a watcher's act in the lobby:
+    # parsed (under 4,300 digits), then refused as a watcher's act (in the lobby, or in a game
+    # the fuzzing started):
     "4000 digits": (frame(1, b'{"type":"act","v":' + b"9" * 4000 + b',"do":"draw"}'),
-                    "bad_phase|bad_version"),
+                    "bad_phase|bad_version|forbidden"),
     "4096 digits": (frame(1, b"9" * 4096), "bad_message"),  # a number, not an object
     "10**5000": (frame(1, b"1" + b"0" * 5000), "close 1009"),  # over the 4 KB cap
     "NaN": (frame(1, b'{"type":"ping","n":NaN}'), "bad_message"),
