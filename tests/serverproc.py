@@ -38,7 +38,10 @@ class ServerProcess:
         return f"ws://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 20.0) -> ServerProcess:
-        env = {**os.environ, "CRISP_LOG_LEVEL": "warning", **self.env}
+        # Tests play many rooms from 127.0.0.1: no rate limit for it unless a test sets one
+        # (tests/test_limits_*.py set CRISP_LIMIT_EXEMPT_IPS=[]).
+        env = {**os.environ, "CRISP_LOG_LEVEL": "warning",
+               "CRISP_LIMIT_EXEMPT_IPS": '["127.0.0.1"]', **self.env}  # fmt: skip
         cmd = [sys.executable, "-m", "crisp", "serve", "--host", "127.0.0.1",
                "--port", str(self.port), "--data-dir", str(self.data_dir),
                "--clock-speed", str(self.clock_speed)]  # fmt: skip

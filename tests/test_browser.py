@@ -187,7 +187,7 @@ def test_three_phones_play_a_round_by_taps(server: Any, phones: Any) -> None:
 
     # the host creates a room on the home page
     code = ana.create_room("Ana")
-    assert re.fullmatch(r"[A-Z]{5}", code), code
+    assert re.fullmatch(r"[A-Z]{12}", code), code
     link = ana.loc('[data-test="link"]').inner_text().strip()
     assert link == f"{srv.base}/r/{code}"
     expect(ana.loc('img[data-test="qr"]')).to_be_visible()

@@ -13,10 +13,13 @@ from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
+from crisp.server import logbudget, room_limits
 from crisp.server.clock import Clock, LoopClock
+from crisp.server.http_guard import BodyLimit, SecurityHeaders
 from crisp.server.hub import Hub
 from crisp.server.members import normalize_code
 from crisp.server.pages import mount_client
+from crisp.server.ratelimit import Limiters, LimitRefused
 from crisp.server.refused import Refused
 from crisp.server.registry import Registry
 from crisp.server.room import Room
@@ -73,10 +76,22 @@ def create_app(
 
     app = FastAPI(title="Crisp", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.add_middleware(GZipMiddleware, minimum_size=600)
+    app.add_middleware(BodyLimit, max_bytes=settings.http_body_max_bytes)  # limits: 413
+    app.add_middleware(SecurityHeaders)  # limits: CSP and co. on every response
+    limits = Limiters(settings)  # limits: per-IP and total rates (429)
+    limits.install(app)
+    logbudget.install(settings.log_template_per_min)  # limits: bounded log output
     app.state.hub = hub
     app.state.settings = settings
 
+    def exists(code: str) -> bool:
+        return normalize_code(code) in hub.rooms
+
+    lookup = [limits.depend_lookup(exists)]
+
     def joined(room: Room, name: str) -> Joined:
+        if (full := room_limits.check_join(len(room.lobby.members), settings)) is not None:
+            raise LimitRefused(409, full.code, full.message)  # limits: room_members_max
         try:
             member, token = room.join(name)
         except ValueError as err:
@@ -94,8 +109,10 @@ def create_app(
     async def healthz() -> dict[str, Any]:
         return {"ok": True, "rooms": len(hub.rooms)}
 
-    @app.post("/api/rooms", status_code=201)
+    @app.post("/api/rooms", status_code=201, dependencies=[limits.depend(limits.create)])
     async def create_room(body: CreateRequest) -> Joined:
+        if (full := room_limits.check_room_count(len(hub.rooms), settings)) is not None:
+            raise LimitRefused(503, full.code, full.message, retry_after=60)  # limits: rooms_max
         try:
             room = hub.create_room(body.game)
         except Refused as err:
@@ -107,18 +124,19 @@ def create_app(
                 hub.rooms.pop(room.code, None)
                 raise
 
-    @app.post("/api/rooms/{code}/join", status_code=201)
+    @app.post("/api/rooms/{code}/join", status_code=201,
+              dependencies=[limits.depend_lookup(exists, limits.join)])  # fmt: skip
     async def join_room(room: FoundRoom, body: JoinRequest) -> Joined:
         async with room.lock:
             return joined(room, body.name)
 
-    @app.get("/api/rooms/{code}")
+    @app.get("/api/rooms/{code}", dependencies=lookup)
     async def room_summary(room: FoundRoom) -> dict[str, Any]:
         msg = room.room_message()
         keys = ("code", "game_type", "phase", "options", "members", "game", "record")
         return {k: msg[k] for k in keys}
 
-    @app.get("/api/rooms/{code}/record")
+    @app.get("/api/rooms/{code}/record", dependencies=lookup)
     async def record(room: FoundRoom) -> Response:
         if room.last_record is None:
             raise HTTPException(
@@ -129,7 +147,7 @@ def create_app(
         disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
         return Response(body, media_type="application/json", headers=disposition)
 
-    mount_client(app, lambda code: normalize_code(code) in hub.rooms)
+    mount_client(app, exists, lookup)
 
     @app.exception_handler(HTTPException)
     async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
@@ -137,6 +155,8 @@ def create_app(
 
     @app.websocket("/ws/{code}")
     async def websocket(ws: WebSocket, code: str) -> None:
+        if not await limits.admit_websocket(ws, code, exists):  # limits: a 429 handshake
+            return
         await endpoint(ws, code, hub)
 
     return app

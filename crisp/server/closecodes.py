@@ -9,8 +9,11 @@ class CloseCode(IntEnum):
     NORMAL = 1000
     GOING_AWAY = 1001  # the server is shutting down: reconnect
     POLICY = 1008  # a flood of messages
+    INVALID_TEXT = 1007  # a text frame that is not UTF-8
     TOO_BIG = 1009  # a message over the size cap
     UNAUTHORIZED = 4401  # a wrong or removed seat token
     NO_ROOM = 4404  # the room does not exist (or expired)
     TOO_SLOW = 4408  # the send queue overflowed: reconnect and resync
     REMOVED = 4409  # the host removed this member, or it left
+    HELLO_TIMEOUT = 4410  # no hello within hello_timeout_s
+    ROOM_FULL = 4429  # a watcher beyond room_watchers_max

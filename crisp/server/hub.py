@@ -8,6 +8,7 @@ import contextlib
 import logging
 
 from crisp.server import protocol as P
+from crisp.server import room_limits
 from crisp.server.clock import Clock
 from crisp.server.closecodes import CloseCode
 from crisp.server.handlers import dispatch
@@ -120,7 +121,7 @@ class Hub:
         about: str | None = None
         try:
             try:
-                msg = parse(text, self.settings.max_message_bytes)
+                msg = parse(text, self.settings.max_message_bytes, self.settings.json_depth_max)
             except Unreadable as err:
                 about = err.about
                 raise
@@ -149,6 +150,13 @@ class Hub:
                     conn, Refused("unauthorized", "this seat token is not valid here"), "hello"
                 )
                 conn.close(CloseCode.UNAUTHORIZED)
+                return
+        if member is None:
+            watchers = sum(1 for c in room.conns if c.greeted and c.member is None)
+            full = room_limits.check_watcher(watchers, self.settings)
+            if full is not None:
+                room.error(conn, full, "hello")
+                conn.close(CloseCode.ROOM_FULL)
                 return
         room.hello(conn, member)
         if member is not None:

@@ -130,7 +130,7 @@ class Lobby:
         if member is None:
             raise Refused("not_found", f"there is no member {member_id}")
         if member.bot is not None:
-            raise Refused("bad_message", "a bot cannot be the host")
+            raise Refused("host_not_human", "a bot cannot be the host: pass it to a player")
         self.host = member_id
 
     def start(self, min_seats: int) -> list[int]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import segno
 from fastapi import FastAPI, Request
+from fastapi.params import Depends
 from fastapi.responses import HTMLResponse, Response
 from starlette.staticfiles import StaticFiles
 
@@ -34,15 +35,18 @@ def room_qr_svg(url: str) -> str:
     return out.getvalue().decode()
 
 
-def mount_client(app: FastAPI, room_exists: Callable[[str], bool]) -> None:
-    """The client's routes: ``/`` and ``/r/{code}`` serve the same page, which routes itself."""
+def mount_client(app: FastAPI, room_exists: Callable[[str], bool],
+                 lookup: Sequence[Depends] = ()) -> None:  # fmt: skip
+    """The client's routes: ``/`` and ``/r/{code}`` serve the same page, which routes itself.
+    ``lookup``: the dependencies of a route naming a room code (its rate limits)."""
     app.mount("/static", CachedStatic(directory=STATIC), name="static")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def home() -> HTMLResponse:
         return HTMLResponse(SHELL, headers=NO_STORE)
 
-    @app.get("/r/{code}", response_class=HTMLResponse, include_in_schema=False)
+    @app.get("/r/{code}", response_class=HTMLResponse, include_in_schema=False,
+             dependencies=lookup)  # fmt: skip
     async def room_page(code: str) -> HTMLResponse:
         status = 200 if room_exists(code) else 404
         return HTMLResponse(SHELL, status_code=status, headers=NO_STORE)
@@ -52,7 +56,7 @@ def mount_client(app: FastAPI, room_exists: Callable[[str], bool]) -> None:
         body = (STATIC / "manifest.webmanifest").read_bytes()
         return Response(body, media_type="application/manifest+json")
 
-    @app.get("/api/rooms/{code}/qr.svg", include_in_schema=False)
+    @app.get("/api/rooms/{code}/qr.svg", include_in_schema=False, dependencies=lookup)
     async def qr(code: str, request: Request) -> Response:
         if not room_exists(code):
             return Response(status_code=404)

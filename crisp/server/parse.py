@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import ValidationError
 
 from crisp.server import protocol as P
 from crisp.server.refused import Refused
+from crisp.server.safejson import BadJSON, loads_bounded
 
 TYPES: dict[str, type[Any]] = {
     m.model_fields["type"].annotation.__args__[0]: m  # type: ignore[union-attr]
@@ -24,14 +24,14 @@ class Unreadable(Refused):
         self.about = about
 
 
-def parse(text: str, max_bytes: int) -> Any:
+def parse(text: str, max_bytes: int, max_depth: int) -> Any:
     """The client message in ``text``; raises ``Unreadable``."""
     if len(text.encode()) > max_bytes:
         raise Unreadable("too_large", f"messages are capped at {max_bytes} bytes")
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as err:
-        raise Unreadable("bad_json", "not JSON") from err
+        data = loads_bounded(text, max_depth)
+    except BadJSON as err:
+        raise Unreadable("bad_json", str(err)) from err
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise Unreadable("bad_message", 'a message is a JSON object with a "type"')
     kind = data["type"]

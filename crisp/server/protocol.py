@@ -223,6 +223,7 @@ class Error(_Msg):
     code: Literal[
         "bad_json", "bad_message", "unknown_type", "too_large", "rate_limited", "unauthorized",
         "forbidden", "not_found", "bad_phase", "illegal", "stale", "bad_version", "unavailable",
+        "room_full", "server_full", "host_not_human",
         "internal",
     ]  # fmt: skip
     message: str

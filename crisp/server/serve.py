@@ -118,18 +118,26 @@ def serve(settings: Settings) -> int:
         raise StartError(
             f"cannot open the database {settings.db_path}: {err} (is its disk full or read-only?)"
         ) from err
+    from crisp.server import uvguard  # the limits uvicorn lacks: docs/limits.md
+
     config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
         access_log=settings.access_log,
+        http=uvguard.guarded_http(settings),  # header deadline, cap on header-pending connections
+        ws=uvguard.guarded_ws(settings),  # ping/pong frames inside a budget
         ws_max_size=settings.max_message_bytes,
         ws_per_message_deflate=False,
         ws_ping_interval=20,
         ws_ping_timeout=20,
-        proxy_headers=False,
+        proxy_headers=bool(settings.forwarded_allow_ips),
+        forwarded_allow_ips=settings.forwarded_allow_ips or None,
         server_header=False,
+        limit_concurrency=uvguard.concurrency_limit(settings),
+        timeout_keep_alive=settings.http_keep_alive_s,
+        backlog=settings.http_backlog,
     )
     if not settings.access_log_healthz:
         skip_health_checks()

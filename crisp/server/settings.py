@@ -51,6 +51,101 @@ class Settings(BaseSettings):
     access_log: bool = Field(True, description="log each HTTP request (never tokens or cards)")
     access_log_healthz: bool = Field(False, description="log the health checks (/healthz) too")
 
+    # -- resource limits (docs/limits.md) --------------------------------------------------------
+    rooms_max: int = Field(
+        10_000, ge=1, description="open rooms at most; creating one more is refused (503)"
+    )
+    room_members_max: int = Field(
+        24, ge=2, description="members of one room (8 seated, the rest seated at the rematch)"
+    )
+    room_watchers_max: int = Field(
+        32, ge=0, description="connections of one room that watch without a seat token"
+    )
+    hello_timeout_s: float = Field(
+        10, gt=0, description="real seconds a new WebSocket has to say hello before it is closed"
+    )
+    create_ip_per_min: float = Field(6, gt=0, description="room creations a minute, per IP")
+    create_ip_burst: int = Field(5, ge=1, description="room creations at once, per IP")
+    create_total_per_s: float = Field(10, gt=0, description="room creations a second, in total")
+    create_total_burst: int = Field(50, ge=1, description="room creations at once, in total")
+    join_ip_per_min: float = Field(30, gt=0, description="joins a minute, per IP")
+    join_ip_burst: int = Field(10, ge=1, description="joins at once, per IP")
+    join_total_per_s: float = Field(50, gt=0, description="joins a second, in total")
+    join_total_burst: int = Field(200, ge=1, description="joins at once, in total")
+    lookup_ip_per_min: float = Field(
+        120, gt=0,
+        description="requests naming a room code a minute, per IP (GET /api/rooms/CODE, /r/CODE, "
+        "the QR code, the record, joins and WebSocket opens)",
+    )  # fmt: skip
+    lookup_ip_burst: int = Field(
+        60, ge=1, description="requests naming a code at once, per IP (8 phones behind one NAT)"
+    )
+    lookup_total_per_s: float = Field(
+        100, gt=0, description="requests naming a room code a second, in total (bounds guessing)"
+    )
+    lookup_total_burst: int = Field(
+        2000, ge=1, description="requests naming a room code at once, in total (a restart's "
+        "reconnections)",
+    )  # fmt: skip
+    miss_ip_per_min: float = Field(
+        1, gt=0, description="lookups of a code that does not exist a minute, per IP; once spent, "
+        "every lookup of that IP is refused until it refills",
+    )  # fmt: skip
+    miss_ip_burst: int = Field(10, ge=1, description="lookups of unknown codes at once, per IP")
+    ws_ip_per_min: float = Field(60, gt=0, description="WebSocket opens a minute, per IP")
+    ws_ip_burst: int = Field(20, ge=1, description="WebSocket opens at once, per IP")
+    ws_total_per_s: float = Field(100, gt=0, description="WebSocket opens a second, in total")
+    ws_total_burst: int = Field(2000, ge=1, description="WebSocket opens at once, in total")
+    limit_ips_max: int = Field(
+        10_000, ge=16, description="IPs each limit remembers (the least recent are forgotten)"
+    )
+    limit_exempt_ips: list[str] = Field(
+        default_factory=list,
+        description='client IPs no rate limit applies to (tests and benchmarks: ["127.0.0.1"]); '
+        "the caps on rooms, members and watchers still do",
+    )
+    forwarded_allow_ips: list[str] = Field(
+        default_factory=list,
+        description="proxies (e.g. 127.0.0.1 for a Caddy in front) whose X-Forwarded-For gives "
+        "the client's IP for the per-IP limits; empty: the peer's address is the client's",
+    )
+    http_body_max_bytes: int = Field(
+        16_384, ge=1024, description="largest HTTP request body (413 beyond it)"
+    )
+    http_header_timeout_s: float = Field(
+        10, gt=0, description="seconds a connection has to send a request's headers"
+    )
+    http_pending_max: int = Field(
+        256, ge=1,
+        description="connections still sending their headers at most; one more closes the "
+        "oldest (a slow-header flood cannot use up the file descriptors)",
+    )  # fmt: skip
+    http_keep_alive_s: int = Field(5, ge=1, description="seconds an idle HTTP connection is kept")
+    http_concurrency_max: int = Field(
+        10_000, ge=16,
+        description="connections and tasks at once (uvicorn's limit_concurrency: 503 beyond it); "
+        "lowered to the process's file limit less a margin",
+    )  # fmt: skip
+    http_backlog: int = Field(2048, ge=16, description="the listening socket's backlog")
+    ws_control_per_s: float = Field(
+        2, gt=0, description="WebSocket ping and pong frames a second a connection may send"
+    )
+    ws_control_burst: int = Field(10, ge=1, description="ping and pong frames at once")
+    ws_control_flood: int = Field(
+        100, ge=1, description="ping or pong frames over the budget before the socket is closed"
+    )
+    log_lines_per_min: int = Field(
+        20, ge=1, description="log lines one connection may cause a minute (then one summary)"
+    )
+    json_depth_max: int = Field(
+        32, ge=2, description="deepest nesting of arrays and objects in a message (bad_json beyond)"
+    )
+    log_template_per_min: int = Field(
+        60, ge=1,
+        description="server-wide log lines a minute of each kind (the same message template, "
+        "e.g. a refused foreign Origin), then one line counting the dropped",
+    )  # fmt: skip
+
     @property
     def db_path(self) -> Path:
         return self.data_dir / "crisp.sqlite3"

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from crisp.server import room_limits
 from crisp.server.closecodes import CloseCode
 from crisp.server.connection import Connection
 from crisp.server.hub import Hub
@@ -47,11 +48,13 @@ async def endpoint(ws: WebSocket, code: str, hub: Hub) -> None:
                       burst=settings.rate_burst)  # fmt: skip
     conn.start()
     room.conns.add(conn)
+    deadline = room_limits.start_hello_deadline(lambda: conn.greeted, conn.close, settings)
     try:
         await _frames(ws, conn, room, hub)
     except WebSocketDisconnect:
         pass
     finally:
+        deadline.cancel()  # the hello deadline (docs/limits.md)
         await hub.disconnected(room, conn)
         if conn.closed and conn.writer is not None:
             with contextlib.suppress(Exception):

@@ -48,7 +48,7 @@ async function api(path, body) {
 // -- routes -----------------------------------------------------------------------------------
 
 function route() {
-  const match = location.pathname.match(/^\/r\/([A-Za-z]{5})\/?$/);
+  const match = location.pathname.match(/^\/r\/([A-Za-z]{12}|[A-Za-z]{5})\/?$/);
   if (match) return openRoom(match[1].toUpperCase());
   return showHome();
 }
@@ -72,8 +72,8 @@ function showHome(error = "") {
   });
   root.querySelector("#join-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    const code = root.querySelector("#code").value.replace(/\s+/g, "").toUpperCase();
-    if (!/^[A-Z]{5}$/.test(code)) return showHome(t("err.code"));
+    const code = root.querySelector("#code").value.replace(/[\s-]+/g, "").toUpperCase();
+    if (!/^([A-Z]{12}|[A-Z]{5})$/.test(code)) return showHome(t("err.code"));
     const name = root.querySelector("#name").value.trim(); // typed above: carried to the join form
     if (name) localStorage.setItem(nameKey, name);
     history.pushState(null, "", `/r/${code}`);

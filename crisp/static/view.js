@@ -40,8 +40,8 @@ export function homeScreen(error = "", name = "") {
     <p class="or">${t("home.or")}</p>
     <form id="join-form" class="panel">
       <label for="code">${t("home.code")}</label>
-      <input id="code" name="code" maxlength="8" autocapitalize="characters" autocomplete="off"
-        spellcheck="false" inputmode="text" placeholder="ABCDE">
+      <input id="code" name="code" maxlength="16" autocapitalize="characters" autocomplete="off"
+        spellcheck="false" inputmode="text" placeholder="ACFH-JKMN-QRWX">
       <button id="join-code" type="submit">${t("home.join")}</button>
     </form>
     <p class="error" role="alert" data-test="error">${esc(error)}</p>

@@ -14,7 +14,7 @@ export default {
   "join.noroom": "There is no room {code}. It may have expired.",
   "join.home": "Back to the start",
   "err.name": "Type a name first.",
-  "err.code": "Type the 5 letters of the room code.",
+  "err.code": "Type the 12 letters of the room code (5 for an older room).",
   "err.network": "The server cannot be reached. Check the Wi-Fi and try again.",
   "err.generic": "Something went wrong: {msg}",
   "conn.reconnecting": "Connection lost — reconnecting…",

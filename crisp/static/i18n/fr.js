@@ -18,7 +18,7 @@ export default {
   "join.noroom": "Le salon {code} n’existe pas. Il a peut-être expiré.",
   "join.home": "Retour à l’accueil",
   "err.name": "Écris d’abord ton nom.",
-  "err.code": "Écris les 5 lettres du code du salon.",
+  "err.code": "Écris les 12 lettres du code du salon (5 pour un salon plus ancien).",
   "err.network": "Impossible de joindre le serveur. Vérifie le Wi-Fi et réessaie.",
   "err.generic": "Un problème est survenu : {msg}",
   "conn.reconnecting": "Connexion perdue — reconnexion…",
