@@ -251,7 +251,7 @@ RAW: dict[str, tuple[bytes, str]] = {
                     "bad_phase|bad_version|forbidden"),
     "4096 digits": (frame(1, b"9" * 4096), "bad_message"),  # a number, not an object
     "10**5000": (frame(1, b"1" + b"0" * 5000), "close 1009"),  # over the 4 KB cap
-    "NaN": (frame(1, b'{"type":"ping","n":NaN}'), "bad_message"),
+    "NaN": (frame(1, b'{"type":"ping","n":NaN}'), "bad_json"),  # strict JSON: NaN is not
     "binary": (frame(2, b'{"type":"ping"}'), "bad_message"),
     "empty": (frame(1, b""), "bad_json"),
     "not an object": (frame(1, b"[1,2]"), "bad_message"),
