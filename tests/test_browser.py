@@ -145,7 +145,7 @@ def see_flashes(flashes: list[tuple[Any, str]]) -> None:
 
 def expect_pile(phones: list[Phone], code: str) -> None:
     for phone in phones:
-        expect(phone.loc('[data-test="pile"] .card.up')).to_have_text(card_name(code))
+        expect(phone.loc('[data-test="pile"] .card.up')).to_have_text(phone.name_of(code))
 
 
 def storage_has_no_card(phone: Phone) -> None:
@@ -413,7 +413,7 @@ def test_reload_mid_game_keeps_the_seat_and_plays_on(server: Any, phones: Any) -
     assert held == draws[0]
 
     me.page.reload()  # holding the drawn card
-    expect(me.loc('[data-test="held"].up')).to_have_text(card_name(held))
+    expect(me.loc('[data-test="held"].up')).to_have_text(me.name_of(held))
     expect(me.loc('[data-test="conn"]')).to_have_count(0)
     me.shot(f"table-after-reload-{me.slug}")
     expect(me.my_card("left")).to_have_class(re.compile(r"\bpickable\b"))

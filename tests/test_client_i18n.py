@@ -146,7 +146,7 @@ def keys_asked_for() -> tuple[dict[str, set[str]], dict[str, set[str]], list[str
     literal: dict[str, set[str]] = {}
     dynamic: dict[str, set[str]] = {}
     opaque: list[str] = []
-    for path in sorted(STATIC.glob("*.js")):
+    for path in sorted(STATIC.rglob("*.js")):
         source = path.read_text(encoding="utf-8")
         for call in re.finditer(r"(?<![\w$.])t\(", source):
             if re.search(r"function\s+$", source[: call.start()]):
