@@ -193,22 +193,33 @@ function heldMarkup(g, ctx) {
   return html`<div class="card big slot-empty" data-test="held" data-key="held-none" aria-hidden="true"></div>`;
 }
 
+// Seats around the table in turn order, you at the bottom: the first ones up the left side, then
+// across the top, then down the right side (a narrow phone shows them in turn order as a grid).
+const SIDES = { 0: [0, 0], 1: [0, 1], 2: [0, 2], 3: [1, 1], 4: [1, 2], 5: [1, 3], 6: [2, 2], 7: [2, 3] };
+
+function sides(order) {
+  const [left, top] = SIDES[order.length];
+  return [["left", order.slice(0, left)], ["top", order.slice(left, left + top)], ["right", order.slice(left + top)]];
+}
+
 export function tableMarkup(g, ctx) {
   const r = g.round;
   const me = ctx.seat;
   const acts = can(g, ctx);
   const mode = ctx.ui.mode ?? (acts.has("swap") ? "swap" : null);
   const n = g.players.length;
-  const others = [];
+  const order = [];
   for (let k = 1; k <= n; k++) {
     const seat = me == null ? k - 1 : (me + k) % n;
-    if (seat !== me) others.push(seatBox(g, ctx, seat, mode, others.length));
+    if (seat !== me) order.push(seat);
   }
+  const others = sides(order).map(([side, seats]) => html`<div class="side ${side}">${seats.map((seat) =>
+    seatBox(g, ctx, seat, mode, order.indexOf(seat)))}</div>`);
   const deck = r?.deck ?? 0;
   const klass = cls({ table: true, final: r?.caller != null, tv: ctx.tv, [`n${n}`]: true, spectator: me == null });
   return html`<main class="${klass}" data-key="table">
     ${ctx.header}
-    <section class="opponents k${others.length}" aria-label="${t("table.others")}">${others}</section>
+    <section class="opponents k${order.length}" aria-label="${t("table.others")}">${others}</section>
     <section class="center">
       <div class="deck" data-test="deck" role="img" aria-label="${t("table.deck")}: ${t("table.cards", { n: deck })}">
         <div class="card big down"></div><span class="count">${deck}</span></div>
