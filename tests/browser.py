@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Error as PlaywrightError
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -203,3 +204,106 @@ def assert_clean(phones: list[Phone]) -> None:
     client's message queue)."""
     problems = {p.label: p.errors for p in phones if p.errors}
     assert not problems, f"console errors: {problems}"
+
+
+# -- playing by taps ---------------------------------------------------------------------------
+
+# Installed before any page script: every line the move feed ever shows, in order (the feed of a
+# round is cleared at the next deal, so the test keeps its own copy to check afterwards).
+FEED_RECORDER = """
+window.__feed = [];
+new MutationObserver((records) => {
+  for (const r of records) for (const node of r.addedNodes) {
+    if (node.nodeType !== 1) continue;
+    const lines = node.matches('[data-test=feed] li') ? [node]
+      : [...node.querySelectorAll('[data-test=feed] li')];
+    for (const li of lines) window.__feed.push(li.textContent);
+  }
+}).observe(document, {childList: true, subtree: true});
+"""
+
+
+class Frames:
+    """The JSON messages a page received on its WebSockets, in order (Playwright's websocket
+    events), each connection's from its start."""
+
+    def __init__(self, page: Page) -> None:
+        self.received: list[dict[str, Any]] = []
+        page.on("websocket", self._socket)
+
+    def _socket(self, ws: Any) -> None:
+        ws.on("framereceived", self._frame)
+
+    def _frame(self, payload: str | bytes) -> None:
+        import json
+
+        if isinstance(payload, str):
+            self.received.append(json.loads(payload))
+
+
+class TapPlayer:
+    """Plays a phone's seat by taps, one step at a time without waiting for the others: Ready,
+    Draw, then King / Jack / a Queen on the next seat's left card / a swap into the left slot
+    (plain cards worth less than 5) / discard; crisp after its third turn of a round; Next round
+    between rounds. ``step`` returns what it did ("" when there was nothing to do)."""
+
+    def __init__(self, phone: Phone, crisp_after: int = 3) -> None:
+        self.phone = phone
+        self.turns = 0
+        self.crisp_after = crisp_after
+
+    def visible(self, selector: str) -> bool:
+        """Shown and enabled now (one look at the page: nothing waits for it)."""
+        script = """(s) => { const el = document.querySelector(s);
+            return Boolean(el && !el.disabled && el.getClientRects().length); }"""
+        return bool(self.phone.page.evaluate(script, selector))
+
+    def step(self) -> str:
+        p = self.phone
+        if self.visible('[data-action="continue"]'):
+            p.tap(p.action("continue"))
+            self.turns = 0
+            return "continue"
+        if self.visible('[data-action="crisp"]') and self.turns >= self.crisp_after:
+            try:  # the window may close between the look and the tap
+                p.action("crisp").tap(force=True, timeout=1500)
+            except PlaywrightError:
+                return ""
+            return "crisp"
+        if self.visible('[data-action="ready"]'):
+            p.tap(p.action("ready"))
+            return "ready"
+        if self.visible('[data-action="draw"]'):
+            p.tap(p.action("draw"))
+            return self.play(p.held())
+        return ""
+
+    def play(self, card: str) -> str:
+        p = self.phone
+        if card[0] == "K":
+            p.tap(p.action("king"))
+            return "king"
+        if card[0] == "J":
+            p.tap(p.action("jack"))
+        elif card[0] == "Q":
+            seats = [s for s, _ in p.opponents()]
+            p.tap(p.action("queen"))
+            p.tap(p.my_card("left"))
+            p.tap(p.their_card(seats[0], "left"))
+            p.tap(p.action("confirm"))
+        elif value(card) < 5:
+            p.tap(p.my_card("left"))
+        else:
+            p.tap(p.action("discard"))
+        self.turns += 1
+        return f"played {card}"
+
+
+def play_until(players: list[TapPlayer], done: Any, timeout: float = 240.0) -> None:
+    """Step every player in turn until ``done()``."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError("the game did not end in time")
+        if not any([player.step() for player in players]):
+            time.sleep(0.05)

@@ -340,3 +340,33 @@ def test_rules_page_names_every_rule(lang: str) -> None:
     assert not unknown, f"{lang}.html names ids that RULES.md does not have: {unknown}"
     anchors = {a.get("id") for _, a in page.tags}
     assert not [rid for rid in RULE_IDS if rid not in anchors], "each rule has an anchor (#R-…)"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_french_elides_before_a_vowel_and_japanese_joins_sentences_without_spaces() -> None:
+    """Issue 11 item 9: "de Ana" is written "d’Ana", "que Ana" "qu’Ana" (not before a
+    consonant); French court cards are V, D, R; Japanese sentences follow each other with no
+    space between them."""
+    script = """
+    globalThis.localStorage = {getItem() { return null; }, setItem() {}};
+    globalThis.document = {documentElement: {}};
+    globalThis.navigator = {languages: ["fr"]};
+    const i18n = await import(process.argv[1]);
+    await i18n.setLanguage("fr");
+    const fr = [i18n.t("lobby.waithost", {name: "Ana"}), i18n.t("lobby.waithost", {name: "Ben"}),
+      i18n.t("card.theirs", {name: "Émile", slot: i18n.t("slot.left")}), i18n.cardName("QS"),
+      i18n.cardName("KH"), i18n.cardName("JD")];
+    await i18n.setLanguage("ja");
+    const ja = i18n.sentences(i18n.t("status.final", {name: "Yui"}), i18n.t("status.yourturn"));
+    console.log(JSON.stringify({fr, ja}));
+    """
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", script, (STATIC / "i18n.js").as_uri()],
+        capture_output=True, text=True, timeout=30, check=True,
+    )  # fmt: skip
+    got = json.loads(out.stdout)
+    assert got["fr"][0] == "En attente qu’Ana lance la partie…"
+    assert got["fr"][1] == "En attente que Ben lance la partie…"
+    assert got["fr"][2].endswith("d’Émile")
+    assert got["fr"][3:] == ["D♠", "R♥", "V♦"]
+    assert " " not in got["ja"], got["ja"]

@@ -229,7 +229,7 @@ root.addEventListener("click", (event) => {
   const el = event.target.closest("[data-action], [data-slot]");
   if (!c || !el || el.disabled) return;
   if (el.dataset.action) return onAction(c, el.dataset.action, el);
-  if (el.getAttribute("aria-disabled") === "true") return;
+  if (el.getAttribute("aria-disabled") === "true" || c.model.pending) return; // one move at a time
   c.game.onCard(Number(el.dataset.seat), el.dataset.slot, gameApi(c), c.ctx());
   c.render();
 });
@@ -295,7 +295,7 @@ function onAction(c, action, el) {
       toggleSound();
       break;
     case "retry":
-      c.conn.retryNow();
+      if (!c.conn.retryNow()) c.toast(t("conn.offline"), "warn");
       break;
     case "verify":
       verify(c);

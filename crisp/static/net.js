@@ -40,6 +40,10 @@ export class Connection extends EventTarget {
 
   open() {
     if (this.stopped) return;
+    if (navigator.onLine === false) {
+      this.setStatus("offline");
+      return;
+    }
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     const ws = new WebSocket(`${scheme}://${location.host}/ws/${this.code}`);
     this.ws = ws;
@@ -49,7 +53,6 @@ export class Connection extends EventTarget {
       this.tries = 0;
       this.lastHeard = performance.now();
       ws.send(JSON.stringify(this.token ? { type: "hello", token: this.token } : { type: "hello" }));
-      this.setStatus("open");
       clearInterval(this.pinger);
       this.pinger = setInterval(() => this.beat(ws), this.heartbeatMs);
     };
@@ -57,6 +60,7 @@ export class Connection extends EventTarget {
       if (this.ws !== ws) return;
       const arrived = performance.now();
       this.lastHeard = arrived;
+      if (this.status !== "open") this.setStatus("open"); // open once the server is heard
       let msg;
       try {
         msg = JSON.parse(event.data);
@@ -108,8 +112,13 @@ export class Connection extends EventTarget {
     this.timer = setTimeout(() => this.open(), delay);
   }
 
+  // Try again at once; false while the browser says it is offline (nothing to try then).
   retryNow() {
-    if (this.stopped || this.isOpen()) return;
+    if (this.stopped || this.isOpen()) return true;
+    if (navigator.onLine === false) {
+      this.setStatus("offline");
+      return false;
+    }
     clearTimeout(this.timer);
     if (this.ws) {
       this.ws.onclose = null;
@@ -118,6 +127,7 @@ export class Connection extends EventTarget {
     }
     this.tries = 0;
     this.open();
+    return true;
   }
 
   send(msg) {

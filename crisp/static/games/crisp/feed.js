@@ -25,15 +25,15 @@ export function describe(g, msg, me) {
     case "discard":
       return you ? t("feed.discard.you", { card }) : t("feed.discard", { name: name(msg.seat), card });
     case "jack":
-      return you ? t("feed.jack.you") : t("feed.jack", { name: name(msg.seat) });
+      return you ? t("feed.jack.you", { card }) : t("feed.jack", { name: name(msg.seat), card });
     case "queen": {
-      const vars = { name: name(msg.seat), slot: slotName(msg.slot), target: name(msg.target), tslot: slotName(msg.target_slot) };
+      const vars = { name: name(msg.seat), slot: slotName(msg.slot), target: name(msg.target), tslot: slotName(msg.target_slot), card };
       if (you) return t("feed.queen.you", vars);
       if (msg.target === me && me != null) return t("feed.queen.onyou", vars);
       return t("feed.queen", vars);
     }
     case "king":
-      return you ? t("feed.king.you") : t("feed.king", { name: name(msg.seat) });
+      return you ? t("feed.king.you", { card }) : t("feed.king", { name: name(msg.seat), card });
     case "take": {
       const vars = { name: name(msg.seat), slot: slotName(msg.slot), card: g.round?.top ? cardName(g.round.top) : "?", old: card };
       return you ? t("feed.take.you", vars) : t("feed.take", vars);

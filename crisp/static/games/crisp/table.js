@@ -116,10 +116,12 @@ function actionButtons(g, ctx) {
   const acts = can(g, ctx);
   const ui = ctx.ui;
   const off = !ctx.online;
-  const b = (action, label, extra = "") => {
+  const busy = ctx.pending != null; // one move at a time: the others wait for the server's answer
+  const b = (action, label, extra = "", more = html``) => {
     const pending = ctx.pending === action;
     return html`<button class="${cls({ act: true, [extra]: Boolean(extra), pending })}" data-action="${action}"
-      data-key="a-${action}" ${off ? html`disabled aria-describedby="offline-why"` : ""}${pending ? html` aria-busy="true"` : ""}>${label}</button>`;
+      data-key="a-${action}" ${off ? html`disabled aria-describedby="offline-why"` : busy ? html`disabled` : ""}${pending ? html` aria-busy="true"` : ""}
+      ${more}>${label}</button>`;
   };
   if (ui.mode === "queen-confirm") return [b("confirm", t("act.confirm"), "primary"), b("cancel", t("act.cancel"))];
   if (ui.mode) return b("cancel", t("act.cancel"));
@@ -133,8 +135,7 @@ function actionButtons(g, ctx) {
   if (acts.has("jack")) out.push(b("jack", t("act.jack"), "primary"));
   if (acts.has("discard")) out.push(b("discard", t("act.discard")));
   if (acts.has("crisp")) {
-    out.unshift(html`<button class="act crisp" data-action="crisp" data-key="a-crisp" data-countdown="${g.round.window.until}"
-      ${off ? html`disabled` : ""}>${t("act.crisp")} <span class="secs"></span></button>`);
+    out.unshift(b("crisp", html`${t("act.crisp")} <span class="secs"></span>`, "crisp", html`data-countdown="${g.round.window.until}"`));
   }
   const r = g.round;
   if (ctx.host && (r?.phase === "play" || r?.phase === "look")) {
@@ -195,7 +196,7 @@ function heldMarkup(g, ctx) {
 
 // Seats around the table in turn order, you at the bottom: the first ones up the left side, then
 // across the top, then down the right side (a narrow phone shows them in turn order as a grid).
-const SIDES = { 0: [0, 0], 1: [0, 1], 2: [0, 2], 3: [1, 1], 4: [1, 2], 5: [1, 3], 6: [2, 2], 7: [2, 3] };
+const SIDES = { 0: [0, 0], 1: [0, 1], 2: [0, 2], 3: [1, 1], 4: [1, 2], 5: [1, 3], 6: [2, 2], 7: [2, 3], 8: [2, 4] };
 
 function sides(order) {
   const [left, top] = SIDES[order.length];
