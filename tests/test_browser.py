@@ -150,11 +150,13 @@ def expect_pile(phones: list[Phone], code: str) -> None:
 
 def storage_has_no_card(phone: Phone) -> None:
     """R-SEE-LOOK / R-SEE-DRAWN: the phone keeps no card anywhere: its storage holds only the seat
-    token (per room), the name and the language; no value but a token looks like a card code."""
+    token (per room), the name, the language and the sound and deck settings; no value but a
+    token looks like a card code."""
     stored = phone.storage()
     assert stored["session"] == {}, stored
     for key, text in stored["local"].items():
-        assert key in ("crisp.name", "crisp.lang") or key.startswith("crisp.token."), (key, text)
+        settings = ("crisp.name", "crisp.lang", "crisp.sound", "crisp.fourcolour")
+        assert key in settings or key.startswith("crisp.token."), (key, text)
         if not key.startswith("crisp.token."):
             assert not STORED_CODE.search(text), (key, text)
 

@@ -16,8 +16,11 @@ from serverproc import ServerProcess
 STATIC = Path(__file__).resolve().parent.parent / "crisp" / "static"
 BUDGET = 100 * 1024
 IMPORT = re.compile(r"""^(?:import|export)\s.*?from\s+["'](\.\.?/[^"']+)["']""", re.M)
+# app.js loads the rest of the shell with dynamic imports (its WebSocket opens meanwhile).
+DYNAMIC = re.compile(r"""\bimport\(["'](\.\.?/[^"']+)["']\)""")
 # The table module of the first screen's game, loaded by the shell with a dynamic import.
 FIRST_GAME = "games/crisp/index.js"
+OPTIONAL = {"cardart.js", "fairness.js"}  # added by other branches; counted once they are here
 
 
 def _modules(entry: str) -> list[str]:
@@ -26,12 +29,13 @@ def _modules(entry: str) -> list[str]:
     todo = [entry]
     while todo:
         name = todo.pop()
-        if name in seen:
-            continue
+        if name in seen or (name in OPTIONAL and not (STATIC / name).exists()):
+            continue  # (an optional module that is not there: the client imports it guarded)
         seen.append(name)
         text = (STATIC / name).read_text(encoding="utf-8")
         base = Path(name).parent
-        todo += [os.path.normpath((base / m).as_posix()) for m in IMPORT.findall(text)]
+        found = IMPORT.findall(text) + (DYNAMIC.findall(text) if name == "app.js" else [])
+        todo += [os.path.normpath((base / m).as_posix()) for m in found]
     return [f"/static/{n}" for n in seen]
 
 

@@ -4,12 +4,25 @@
 // `game_type` (games/index.js).
 import { pickLanguage, setLanguage, t } from "./i18n.js";
 import { Connection } from "./net.js";
-import { Controller, newModel } from "./shell/controller.js";
-import { patch } from "./shell/morph.js";
-import { Renderer } from "./shell/renderer.js";
-import { homeScreen, joinScreen, waitingScreen } from "./shell/screens.js";
-import { play, soundOn, toggleSound } from "./shell/sound.js";
-import { loadGame } from "./games/index.js";
+
+// A room link with a seat token here (or the TV view): the WebSocket opens at once, while the
+// rest of the client loads (its messages wait in the connection until the controller listens).
+const tokenKey = (code) => `crisp.token.${code}`;
+const early = (() => {
+  const found = location.pathname.match(/^\/r\/([A-Za-z]{5})(\/tv)?\/?$/);
+  if (!found) return null;
+  const code = found[1].toUpperCase();
+  const token = found[2] ? null : localStorage.getItem(tokenKey(code));
+  if (!found[2] && !token) return null;
+  const conn = new Connection(code, token);
+  conn.open();
+  return { code, conn };
+})();
+
+const [{ Controller, newModel }, { patch }, { Renderer }, { homeScreen, joinScreen, waitingScreen },
+  { play, soundOn, toggleSound }, { loadGame }] = await Promise.all([
+  import("./shell/controller.js"), import("./shell/morph.js"), import("./shell/renderer.js"),
+  import("./shell/screens.js"), import("./shell/sound.js"), import("./games/index.js")]);
 
 const root = document.getElementById("app");
 const live = document.getElementById("announce");
@@ -18,10 +31,18 @@ let fairness = null;
 let wakeLock = null;
 let lowSeen = null;
 
-const tokenKey = (code) => `crisp.token.${code}`;
 const nameKey = "crisp.name";
 
-import("./fairness.js").then((m) => { fairness = m; }).catch(() => { fairness = null; });
+// The shuffle verifier (another module, maybe not there): asked for once a game is over; the
+// results menu offers "Verify the shuffle" only if it loaded.
+let fairnessAsked = false;
+function verifier(c) {
+  if (!fairnessAsked) {
+    fairnessAsked = true;
+    import("./fairness.js").then((m) => { fairness = m; c.render(); }).catch(() => { fairness = null; });
+  }
+  return fairness;
+}
 loadGame("crisp").catch(() => {}); // fetch the table while the page settles
 
 function announce(text) {
@@ -147,10 +168,12 @@ function connect(code, token, { tv = false, practice = null } = {}) {
   show(waitingScreen());
   const model = newModel(code, { tv });
   model.practice = practice;
-  const renderer = new Renderer(root, { sound: soundOn, verify: () => fairness });
+  const renderer = new Renderer(root, { sound: soundOn, verify: () => verifier(controller) });
+  const opened = early && early.code === code && !early.used ? early.conn : null;
+  if (early) early.used = true;
   controller = new Controller({
     model,
-    connection: new Connection(code, token),
+    connection: opened ?? new Connection(code, token),
     renderer,
     loadGame,
     effects: {

@@ -20,6 +20,9 @@ export class Connection extends EventTarget {
     this.lastHeard = 0;
     this.n = 0;
     this.status = "connecting";
+    this.opened = false;
+    this.held = []; // events before a listener is attached (an early open), until resume()
+    this.holding = true;
     this.heartbeatMs = heartbeatMs;
     this.lostMs = lostMs;
     this.onVisible = () => {
@@ -39,6 +42,7 @@ export class Connection extends EventTarget {
   }
 
   open() {
+    this.opened = true;
     if (this.stopped) return;
     if (navigator.onLine === false) {
       this.setStatus("offline");
@@ -155,7 +159,15 @@ export class Connection extends EventTarget {
     this.emit("status", status);
   }
 
+  // The controller attaches its listeners, then lets the events through (those of an early
+  // open first, in order).
+  resume() {
+    this.holding = false;
+    for (const [type, detail] of this.held.splice(0)) this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+
   emit(type, detail) {
-    this.dispatchEvent(new CustomEvent(type, { detail }));
+    if (this.holding) this.held.push([type, detail]);
+    else this.dispatchEvent(new CustomEvent(type, { detail }));
   }
 }

@@ -48,7 +48,8 @@ export class Controller {
       const { msg, arrived } = event.detail;
       this.queue = this.queue.then(() => this.handle(msg, arrived)).catch((err) => console.warn(err));
     });
-    this.conn.open();
+    if (!this.conn.opened) this.conn.open();
+    this.conn.resume();
   }
 
   stop() {

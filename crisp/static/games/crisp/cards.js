@@ -5,7 +5,14 @@
 export { faceMarkup } from "./cardfallback.js";
 
 let art = null;
-export const artReady = import("../../cardart.js").then((m) => { art = m; }).catch(() => { art = null; });
+let asked = false;
+
+// The art is asked for when the first face is drawn (not on the first load of the lobby); the
+// faces drawn before it arrives get it at the next update.
+function loadArt() {
+  asked = true;
+  import("../../cardart.js").then((m) => { art = m; }).catch(() => { art = null; });
+}
 
 export function fourColour() {
   return localStorage.getItem("crisp.fourcolour") === "on";
@@ -14,6 +21,7 @@ export function fourColour() {
 // After a patch: every face not drawn yet gets its art (once: a face element is kept as long as
 // its card stays, so it is not drawn again).
 export function hydrate(root) {
+  if (!asked && root.querySelector(".face[data-card]")) loadArt();
   if (!art?.cardFace) return;
   for (const el of root.querySelectorAll(".face[data-card]:not(.art)")) {
     try {
