@@ -120,6 +120,17 @@ def test_a_whole_game_by_taps_in_three_languages_tells_every_move(server: Any, p
     made[0].tap("#start")
     for phone in made:
         expect(phone.loc('[data-test="hand"]')).to_be_visible()
+    # the in-game Scores menu (standings, settings) and the round's whole feed open and close
+    yui = made[2]
+    yui.tap('[data-test="scores"]')
+    expect(yui.loc('[data-test="standings"] li')).to_have_count(3)
+    expect(yui.loc("#four-colour")).to_be_visible()
+    yui.tap('[data-test="scores"]')
+    expect(yui.loc('[data-test="results"]')).to_have_count(0)
+    yui.tap('[data-test="feed-toggle"]')
+    expect(yui.loc(".feed.open ol")).to_be_visible()
+    yui.tap('[data-test="feed-toggle"]')
+    expect(yui.loc(".feed.open")).to_have_count(0)
     players = [TapPlayer(p, crisp_after=2 + i) for i, p in enumerate(made)]
     shot = {"done": False}
 
@@ -265,8 +276,17 @@ def test_tv_view_through_a_game_leaks_nothing(server: Any, phones: Any) -> None:
     tv.page.goto(f"/r/{code}/tv")
     expect(tv.loc('img[data-test="qr"]')).to_be_visible()
     ana.page.select_option("#opt-limit", "50")
-    for _ in range(2):
+    for _ in range(3):
         ana.tap('[data-test="add-bot"]')
+    expect(tv.loc('[data-test="member"]')).to_have_count(4)
+    # a bot shows as a bot (no offline dot, no "make host"); removing asks first
+    last = ana.loc('[data-test="member"]').last
+    expect(last.locator(".tag.bot")).to_be_visible()
+    expect(last.locator('[data-action="makehost"]')).to_have_count(0)
+    last.locator('[data-action="kick-ask"]').tap()
+    expect(ana.loc('[data-test="kick-yes"]')).to_be_visible()
+    ana.shot(f"lobby-confirm-kick-{ana.slug}")
+    ana.tap('[data-test="kick-yes"]')
     expect(tv.loc('[data-test="member"]')).to_have_count(3)
     tv.shot("tv-lobby")
     ana.tap("#start")
@@ -321,6 +341,9 @@ def test_a_look_card_keeps_its_element_when_another_taps_ready(server: Any, phon
     ana.page.evaluate("document.querySelector('[data-test=my-card][data-slot=left]').__mark = 1")
     ben.tap(ben.action("ready"))
     expect(ana.loc('[data-test="feed"]')).to_contain_text("Ben is ready")
+    ana.tap('[data-test="sound"]')  # sound is off by default; one toggle, kept
+    expect(ana.loc('[data-test="sound"]')).to_have_attribute("aria-pressed", "true")
+    assert ana.page.evaluate("localStorage.getItem('crisp.sound')") == "on"
     assert ana.page.evaluate(
         "document.querySelector('[data-test=my-card][data-slot=left]').__mark === 1"
     ), "the look card was drawn again"

@@ -265,6 +265,11 @@ root.addEventListener("change", async (event) => {
     else route();
     return;
   }
+  if (el.dataset.setting === "fourcolour") {
+    localStorage.setItem("crisp.fourcolour", el.checked ? "on" : "off");
+    document.body.classList.toggle("four", el.checked);
+    return;
+  }
   const c = controller;
   if (c && el.dataset.option) {
     c.setOptions(c.game.options.changed(c.model.options, el));
@@ -358,5 +363,6 @@ window.addEventListener("popstate", () => {
   route();
 });
 
+document.body.classList.toggle("four", localStorage.getItem("crisp.fourcolour") === "on");
 await setLanguage(pickLanguage());
 route();

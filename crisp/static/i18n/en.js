@@ -207,5 +207,7 @@ export default {
   "table.heldby": "{name} holds a drawn card",
   "table.others": "The other players",
   "tv.join": "Join the game",
-  "tv.waiting": "The game starts when the host taps Start."
+  "tv.waiting": "The game starts when the host taps Start.",
+  "menu.settings": "Settings",
+  "menu.fourcolour": "Four-colour deck (clubs green, diamonds blue)"
 };

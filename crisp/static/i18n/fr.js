@@ -211,5 +211,7 @@ export default {
   "table.heldby": "{name} tient une carte piochée",
   "table.others": "Les autres joueurs",
   "tv.join": "Rejoins la partie",
-  "tv.waiting": "La partie commence quand l’hôte touche Lancer."
+  "tv.waiting": "La partie commence quand l’hôte touche Lancer.",
+  "menu.settings": "Réglages",
+  "menu.fourcolour": "Jeu quatre couleurs (trèfles verts, carreaux bleus)"
 };

@@ -209,5 +209,7 @@ export default {
   "table.heldby": "{name}が引いたカードを持っています",
   "table.others": "ほかのプレイヤー",
   "tv.join": "ゲームに参加しよう",
-  "tv.waiting": "ホストが開始するとゲームが始まります。"
+  "tv.waiting": "ホストが開始するとゲームが始まります。",
+  "menu.settings": "設定",
+  "menu.fourcolour": "4色デッキ（クラブは緑、ダイヤは青）"
 };

@@ -2,7 +2,7 @@
 // the standings sorted, and the score history of the rounds this page saw (a table and a chart).
 import { t } from "../../i18n.js";
 import { html } from "../../shell/html.js";
-import { faceMarkup } from "./cards.js";
+import { faceMarkup, fourColour } from "./cards.js";
 
 // R-VALUE: Ace 1, 2 to 9 their number, T J Q K 10.
 export function value(code) {
@@ -71,7 +71,10 @@ function confetti() {
 export function resultsBody(g, { scoresOnly = false } = {}) {
   const rev = g.lastReveal;
   if (scoresOnly || !rev) {
-    return html`<h2>${t("menu.scores")}</h2>${standings(g)}${history(g) || html`<p class="muted">${t("results.nohistory")}</p>`}`;
+    return html`<h2>${t("menu.scores")}</h2>${standings(g)}${history(g) || html`<p class="muted">${t("results.nohistory")}</p>`}
+      <h3>${t("menu.settings")}</h3>
+      <label class="check"><input type="checkbox" id="four-colour" data-setting="fourcolour"${fourColour() ? html` checked` : ""}>
+        ${t("menu.fourcolour")}</label>`;
   }
   const names = g.winners.map((s) => nameOf(g, s)).join(", ");
   return html`${g.over ? confetti() : ""}
