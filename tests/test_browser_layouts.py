@@ -113,4 +113,16 @@ def test_own_cards_and_moves_fit_every_screen(server: Any, phones: Any, seats: i
     host.tap(host.action("draw"))
     problems |= check_all(views, "holding", seats, '[data-test="held"].up')
     assert not problems, problems
+    if seats == 5:  # dark mode: the table and the Scores menu, for review
+        dark = phones(srv, "Pixel 7", "dark", viewport=VIEWPORTS["phone-390x844"],
+                      color_scheme="dark", device_scale_factor=1)  # fmt: skip
+        dark.page.goto("/")
+        dark.page.evaluate("([k, v]) => localStorage.setItem(k, v)", token)
+        dark.page.goto(f"/r/{code}")
+        expect(dark.loc('[data-test="hand"]')).to_be_visible()
+        dark.shot("dark-table-5seats-phone-390x844")
+        dark.tap('[data-test="scores"]')
+        expect(dark.loc('[data-test="standings"]')).to_be_visible()
+        dark.shot("dark-scores-5seats-phone-390x844")
+        views["dark"] = dark
     assert_clean(list(views.values()))

@@ -73,8 +73,8 @@ RULE_IDS = (
 )
 RULE_ID = re.compile(r"R-[A-Z-]+")
 
-# Keys the client builds at run time (view.js: t(`slot.${slot}`), t(`botlevel.${level}`)), and
-# every key each can give.
+# Keys the client builds at run time (games/crisp/table.js: t(`slot.${slot}`),
+# t(`botlevel.${level}`)), and every key each can give.
 DYNAMIC_KEYS = {
     "slot.${}": ("slot.left", "slot.middle", "slot.right"),
     "botlevel.${}": ("botlevel.easy", "botlevel.normal", "botlevel.hard"),
@@ -229,7 +229,7 @@ def test_catalogue_has_the_placeholders_of_en(lang: str, en: dict[str, str]) -> 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_catalogue_strings_are_filled_and_safe_in_html(lang: str) -> None:
-    """No empty string; no < > & " (view.js puts many strings into HTML and attributes as is)."""
+    """No empty string; no < > & " (kept plain: the strings go into HTML text and attributes)."""
     cat = load_catalogue(I18N / f"{lang}.js")
     assert not [k for k, v in cat.items() if not v.strip()], f"{lang}.js: empty strings"
     unsafe = {k: v for k, v in cat.items() if re.search(r'[<>&"]', v)}
