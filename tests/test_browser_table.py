@@ -217,11 +217,17 @@ def test_a_silent_link_is_noticed_by_the_heartbeat(server: Any, phones: Any) -> 
     ana.page.route_web_socket(re.compile(r"/ws/"), route)
     practice(ana)
     deaf["on"] = True
+    ana.tap(ana.action("ready"))  # sent, but its answer never comes: the tap shows it is pending
+    expect(ana.action("ready")).to_have_attribute("aria-busy", "true")
+    expect(ana.action("ready")).to_have_class(re.compile(r"\bpending\b"))
     banner = ana.loc('[data-test="conn"]')
     expect(banner).to_be_visible(timeout=8_000)
     deaf["on"] = False  # the next connection is heard again
     expect(banner).to_have_count(0, timeout=15_000)
     expect(ana.loc('[data-test="hand"]')).to_be_visible()
+    # resynced: the Ready the server did get is in the new state (the look may be over already)
+    expect(ana.action("ready")).to_have_count(0)
+    expect(ana.loc('[data-test="status"]')).not_to_have_text(re.compile("Memorise"))
     assert_clean([ana])
 
 
@@ -331,7 +337,8 @@ def test_tv_view_through_a_game_leaks_nothing(server: Any, phones: Any) -> None:
 
 def test_a_look_card_keeps_its_element_when_another_taps_ready(server: Any, phones: Any) -> None:
     """Issue 11 item 11: the renderer patches what changed: during the start look, another
-    player's Ready redraws the status, not the face-up cards (same elements: no second flip)."""
+    player's Ready redraws the status, not the face-up cards (same elements: no second flip).
+    Also: the sound toggle (off by default), and another player's lost connection on his seat."""
     srv = server(3, clock_speed=0.5)
     pair = [phones(srv, "Pixel 7", "ana"), phones(srv, "Pixel 7", "ben")]
     seat_phones(srv, pair, ["Ana", "Ben"])
@@ -344,6 +351,10 @@ def test_a_look_card_keeps_its_element_when_another_taps_ready(server: Any, phon
     ana.tap('[data-test="sound"]')  # sound is off by default; one toggle, kept
     expect(ana.loc('[data-test="sound"]')).to_have_attribute("aria-pressed", "true")
     assert ana.page.evaluate("localStorage.getItem('crisp.sound')") == "on"
+    ben.page.close()  # Ben's phone goes away: his seat says so on Ana's table
+    seat = ana.loc('[data-test="seat"][data-seat="1"]')
+    expect(seat).to_have_attribute("data-connected", "false")
+    expect(seat.locator('[data-test="seat-offline"]')).to_have_text("offline")
     assert ana.page.evaluate(
         "document.querySelector('[data-test=my-card][data-slot=left]').__mark === 1"
     ), "the look card was drawn again"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -96,3 +97,18 @@ def test_the_page_shell_is_a_phone_page(server: ServerProcess) -> None:
     assert re.findall(r"<script[^>]*src=\"([^\"]+)\"", page) == ["/static/app.js"]
     assert "http://" not in page
     assert "https://" not in page
+
+
+def test_the_tv_view_is_the_same_page(server: ServerProcess) -> None:
+    """Issue 11 item 7: /r/CODE/tv serves the client's page (which connects as a watcher); 404
+    for a room that does not exist."""
+    code = server.create_room("Ana")["code"]
+    status, _, body = _get(f"{server.base}/r/{code}/tv")
+    page = gzip.decompress(body).decode() if body[:2] == b"\x1f\x8b" else body.decode()
+    assert status == 200
+    assert '<script type="module" src="/static/app.js"></script>' in page
+    try:
+        _get(f"{server.base}/r/AAAAA/tv")
+        raise AssertionError("a TV view of no room")
+    except urllib.error.HTTPError as err:
+        assert err.code == 404

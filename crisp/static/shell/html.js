@@ -17,7 +17,8 @@ export function escape(value) {
 }
 
 function part(value) {
-  if (value == null || value === false) return ""; // (true is written "true": aria-expanded="${open}")
+  if (value == null) return "";
+  if (typeof value === "boolean") return String(value); // aria-expanded="${open}": "true"/"false"
   if (value instanceof Markup) return value.text;
   if (Array.isArray(value)) return value.map(part).join("");
   return escape(value);
