@@ -1,6 +1,7 @@
 // Markup by a tagged template that escapes every value by default: html`<p>${name}</p>` makes a
 // Markup; a value is escaped unless it is itself Markup (or an array of Markup). The only way
 // into the page is patch() (shell/morph.js), which takes Markup, never a string built by hand.
+// null and undefined write nothing; booleans write "true" / "false" (aria-*, data-*).
 
 export class Markup {
   constructor(text) {
