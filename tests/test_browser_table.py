@@ -19,6 +19,7 @@ pytest.importorskip("playwright.sync_api", reason="Python Playwright is not inst
 
 import leakcheck as lc
 from browser import (
+    ARGS,
     CHROMIUM,
     FEED_RECORDER,
     NAME,
@@ -360,3 +361,61 @@ def test_a_look_card_keeps_its_element_when_another_taps_ready(server: Any, phon
     ), "the look card was drawn again"
     wait_until(lambda: ana.my_card("left").get_attribute("class"), what="the card")
     assert_clean(pair)
+
+
+# -- 6. the strict Content-Security-Policy -------------------------------------------------------
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; media-src 'self'; object-src 'none'; base-uri 'none'; "
+       "frame-ancestors 'none'")  # fmt: skip
+VIOLATIONS = """
+window.__csp = [];
+document.addEventListener('securitypolicyviolation', (e) =>
+  window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));
+"""
+
+
+def test_the_client_runs_under_the_strict_csp(server: Any, playwright: Any) -> None:
+    """The page served with the CSP that every page is getting (no inline script or style, no
+    remote resource): home, practice, the table through a few moves, the Scores menu and the
+    full feed work, and the browser reports no violation. (The header is added by a Playwright
+    route; Chromium's local-network checks, which a routed page would fail against 127.0.0.1,
+    are off in this browser.)"""
+    srv = server(9, clock_speed=3)
+    args = [*ARGS, "--disable-features=LocalNetworkAccessChecks"]
+    own = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args)
+    try:
+        ana = Phone(own, playwright, "Pixel 7", srv.base, "ana")
+        run_under_csp(ana)
+    finally:
+        own.close()
+
+
+def run_under_csp(ana: Phone) -> None:
+
+    def with_csp(route: Any) -> None:
+        response = route.fetch()
+        headers = {**response.headers, "content-security-policy": CSP}
+        route.fulfill(response=response, headers=headers)
+
+    ana.page.route(re.compile(r"^[^?]*/(r/[A-Z]{5}(/tv)?)?$"), with_csp)
+    ana.page.add_init_script(VIOLATIONS)
+    practice(ana, bots=2)
+    player = TapPlayer(ana)
+    play_until([player], lambda: ana.loc('[data-test="feed"] li').count() >= 8, timeout=120)
+    ana.tap('[data-test="scores"]')
+    expect(ana.loc('[data-test="standings"]')).to_be_visible()
+    ana.tap('[data-test="scores"]')
+    ana.tap('[data-test="feed-toggle"]')
+    expect(ana.loc(".feed.open ol")).to_be_visible()
+    assert ana.page.evaluate("window.__csp") == []
+    assert_clean([ana])
+    # the policy was in force: an inline style attribute is refused (and reported)
+    color = ana.page.evaluate("""() => {
+        const box = document.createElement('div');
+        box.innerHTML = '<span style="color: rgb(255, 0, 0)">x</span>';
+        document.body.append(box);
+        return getComputedStyle(box.firstChild).color;
+    }""")
+    assert color != "rgb(255, 0, 0)"
+    ana.wait_for(lambda: ana.page.evaluate("window.__csp.length") == 1, what="the violation")
