@@ -141,6 +141,11 @@ class Phone:
         html = self.page.evaluate("document.body.innerHTML")
         return {m.group(0) for m in NAME.finditer(html)}
 
+    def card_names_heard(self) -> set[str]:
+        """Every card name in the page's accessibility tree (accessible names, live regions)."""
+        tree = self.page.locator("body").aria_snapshot()
+        return {m.group(0) for m in NAME.finditer(tree)}
+
     def body_html(self) -> str:
         return str(self.page.evaluate("document.body.innerHTML"))
 

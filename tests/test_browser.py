@@ -162,9 +162,12 @@ def storage_has_no_card(phone: Phone) -> None:
 
 
 def names_left(phone: Phone, allowed: set[str]) -> None:
-    """Every card name in the page is an allowed one (a held card, the top of the pile, a look)."""
+    """Every card name in the page is an allowed one (a held card, the top of the pile, a look),
+    in its markup and in what assistive technology reads out (accessible names, the feed)."""
     names = phone.card_names_in_page()
     assert names <= allowed, f"{phone.label} shows {sorted(names - allowed)}"
+    heard = phone.card_names_heard()
+    assert heard <= allowed, f"{phone.label} reads out {sorted(heard - allowed)}"
 
 
 # -- 1. three phones, a whole round by taps ---------------------------------------------------
