@@ -26,7 +26,7 @@ export class Renderer {
     const g = m.game;
     const over = phase === "between" || phase === "over";
     const scoresOnly = Boolean(m.shell.scores) && !(over && g.lastReveal);
-    const showResults = phase !== "lobby" && ((over && g.lastReveal && !m.shell.hideResults) || m.shell.scores);
+    const showResults = phase !== "lobby" && ((over && g.lastReveal) || m.shell.scores);
     const results = showResults
       ? resultsFrame(m, game.results.title(g),
         html`${game.results.body(g, { scoresOnly })}${scoresOnly ? html`<p class="menu-rules">${rulesLink()}</p>` : ""}`,
