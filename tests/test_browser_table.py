@@ -190,6 +190,8 @@ def test_offline_shows_the_banner_disables_moves_and_resyncs(server: Any, phones
     expect(banner).to_have_attribute("role", "alert")
     expect(ana.loc('[data-test="retry"]')).to_be_visible()
     expect(ana.action("ready")).to_be_disabled()
+    expect(ana.action("ready")).to_be_in_viewport(ratio=1)  # the banner pushes nothing down
+    expect(ana.loc('[data-test="status"]')).to_be_in_viewport(ratio=1)
     expect(ana.loc('[data-test="offline-why"]')).to_be_visible()
     ana.shot(f"offline-{ana.slug}")
     ana.loc('[data-test="retry"]').tap()  # still offline: the banner stays
