@@ -292,7 +292,7 @@ function onAction(c, action, el) {
   if (c.game.onAction(action, gameApi(c))) return c.render();
   switch (action) {
     case "start": case "continue": case "rematch": case "leave":
-      c.send({ type: action });
+      if (c.send({ type: action })) m.pending = { action, at: performance.now() }; // until the room answers
       break;
     case "kick-ask":
       m.shell.confirmKick = Number(el.dataset.member);

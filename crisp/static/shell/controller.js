@@ -145,6 +145,7 @@ export class Controller {
   onRoom(msg) {
     const m = this.model;
     m.room = msg;
+    if (["start", "continue", "rematch", "leave"].includes(m.pending?.action)) m.pending = null;
     const mine = msg.members.find((x) => x.id === m.you.member);
     if (mine) m.you = { ...m.you, seat: msg.phase === "lobby" ? null : mine.seat, host: mine.host, name: mine.name };
     if (msg.phase === "lobby") this.takeOptions(msg.options);

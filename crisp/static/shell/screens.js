@@ -18,6 +18,11 @@ export function soundButton(on) {
     aria-label="${t("menu.sound")}">${on ? "🔊" : "🔇"}</button>`;
 }
 
+// A tap on its way: the button says so (and waits) until the server answers.
+function busy(m, action) {
+  return m.pending?.action === action ? html` aria-busy="true" disabled` : "";
+}
+
 // -- home and join ----------------------------------------------------------------------------
 
 export function homeScreen(error = "", name = "") {
@@ -119,7 +124,7 @@ export function lobbyScreen(m, optionsForm) {
   let start;
   if (host) {
     start = seated.length >= 2
-      ? html`<button class="primary big" data-action="start" id="start">${t("lobby.start")}</button>`
+      ? html`<button class="primary big${m.pending?.action === "start" ? " pending" : ""}" data-action="start" id="start"${busy(m, "start")}>${t("lobby.start")}</button>`
       : html`<p class="muted">${t("lobby.need2")}</p>`;
   } else {
     start = html`<p class="muted">${t("lobby.waithost", { name: hostName })}</p>`;
@@ -182,13 +187,13 @@ export function resultsFrame(m, title, body, { scoresOnly, verify }) {
   let foot = "";
   if (!scoresOnly && room.phase === "over") {
     foot = m.you.host
-      ? html`<button class="primary big" data-action="rematch">${t("act.rematch")}</button>`
+      ? html`<button class="primary big${m.pending?.action === "rematch" ? " pending" : ""}" data-action="rematch"${busy(m, "rematch")}>${t("act.rematch")}</button>`
       : html`<p class="muted">${t("results.waitrematch", { name: room.members.find((x) => x.host)?.name ?? "" })}</p>`;
   } else if (!scoresOnly && room.phase === "between" && room.between) {
     const names = room.between.waiting.map((s) => room.members.find((x) => x.seat === s)?.name ?? `#${s + 1}`).join(", ");
     const mine = room.between.waiting.includes(m.you.seat);
     foot = html`${names ? html`<p class="muted">${t("results.waiting", { names })}</p>` : ""}
-      ${mine ? html`<button class="primary big" data-action="continue">${t("act.continue")}</button>` : ""}`;
+      ${mine ? html`<button class="primary big${m.pending?.action === "continue" ? " pending" : ""}" data-action="continue"${busy(m, "continue")}>${t("act.continue")}</button>` : ""}`;
   }
   const menu = !scoresOnly && room.record
     ? html`<details class="menu" data-test="results-menu"><summary>${t("results.more")}</summary>
