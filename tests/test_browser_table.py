@@ -224,7 +224,7 @@ def test_a_silent_link_is_noticed_by_the_heartbeat(server: Any, phones: Any) -> 
     expect(ana.action("ready")).to_have_attribute("aria-busy", "true")
     expect(ana.action("ready")).to_have_class(re.compile(r"\bpending\b"))
     banner = ana.loc('[data-test="conn"]')
-    expect(banner).to_be_visible(timeout=8_000)
+    expect(banner).to_be_visible(timeout=10_000)  # 5 s of silence, noticed at the next beat
     deaf["on"] = False  # the next connection is heard again
     expect(banner).to_have_count(0, timeout=15_000)
     expect(ana.loc('[data-test="hand"]')).to_be_visible()
