@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Error as PlaywrightError
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -17,21 +18,27 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
 SHOTS = Path(__file__).resolve().parent / "artifacts" / "screenshots"
 TIMEOUT_MS = 20_000  # generous: a loaded 2-core machine runs several browsers and servers
 SLOTS = ("left", "middle", "right")
+# Modules the client imports only if they are there (a guarded dynamic import): the card art and
+# the shuffle verifier, which other branches add. Their 404 is the one console error allowed.
+OPTIONAL_MODULES = ("/static/cardart.js", "/static/fairness.js")
 
-# The client's card names (crisp/static/i18n.js cardName): "7H" -> "7♥", "TS" -> "10♠".
+# The client's card names (crisp/static/i18n.js cardName): "7H" -> "7♥", "TS" -> "10♠"; court
+# cards by each language's convention (French: V, D, R for Valet, Dame, Roi).
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-NAME = re.compile(r"(10|[A2-9JQK])([♠♥♦♣])")
+COURTS = {"fr": {"J": "V", "Q": "D", "K": "R"}}
+NAME = re.compile(r"(10|[A2-9JQKVDR])([♠♥♦♣])")
 STORED_CODE = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][SHDC](?![A-Za-z0-9])")
 
 
-def card_name(code: str) -> str:
-    return ("10" if code[0] == "T" else code[0]) + SUITS[code[1]]
+def card_name(code: str, lang: str = "en") -> str:
+    rank = COURTS.get(lang, {}).get(code[0]) or ("10" if code[0] == "T" else code[0])
+    return rank + SUITS[code[1]]
 
 
 def card_code(name: str) -> str:
     found = NAME.fullmatch(name.strip())
     assert found, f"not a card name: {name!r}"
-    rank = "T" if found.group(1) == "10" else found.group(1)
+    rank = {"10": "T", "V": "J", "D": "Q", "R": "K"}.get(found.group(1), found.group(1))
     suit = {v: k for k, v in SUITS.items()}[found.group(2)]
     return rank + suit
 
@@ -77,6 +84,9 @@ class Phone:
         self.page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
 
     def _console(self, msg: Any) -> None:
+        url = msg.location.get("url", "")
+        if msg.type == "error" and url.endswith(OPTIONAL_MODULES) and "404" in msg.text:
+            return  # an optional module not there yet: the client imports it guarded
         if msg.type == "error":
             self.errors.append(f"console.error: {msg.text} ({msg.location.get('url', '')})")
         elif msg.type == "warning" and "/static/" in msg.location.get("url", ""):
@@ -116,6 +126,10 @@ class Phone:
         return [(int(b.get_attribute("data-seat") or "-1"), b.locator(".name").inner_text())
                 for b in boxes.all()]  # fmt: skip
 
+    def name_of(self, code: str) -> str:
+        """A card's name as this page writes it (in its language)."""
+        return card_name(code, str(self.page.evaluate("document.documentElement.lang")))
+
     def held(self) -> str:
         """The code of the drawn card this phone holds, read from ``[data-test=held]``."""
         held = self.page.locator('[data-test="held"].up')
@@ -126,6 +140,11 @@ class Phone:
         """Every card name rendered anywhere in the page (text, labels, flying cards)."""
         html = self.page.evaluate("document.body.innerHTML")
         return {m.group(0) for m in NAME.finditer(html)}
+
+    def card_names_heard(self) -> set[str]:
+        """Every card name in the page's accessibility tree (accessible names, live regions)."""
+        tree = self.page.locator("body").aria_snapshot()
+        return {m.group(0) for m in NAME.finditer(tree)}
 
     def body_html(self) -> str:
         return str(self.page.evaluate("document.body.innerHTML"))
@@ -146,7 +165,7 @@ class Phone:
         self.page.goto("/")
         self.page.fill("#name", name)
         self.tap("#create")
-        return self.loc('[data-test="room-code"]').inner_text().strip()
+        return self.loc('[data-test="room-code"]').inner_text().strip().replace("-", "")
 
     def wait_for(self, predicate: Any, what: str) -> Any:
         """Poll ``predicate`` over state that Playwright's handlers (routes) fill in: a round trip
@@ -190,3 +209,106 @@ def assert_clean(phones: list[Phone]) -> None:
     client's message queue)."""
     problems = {p.label: p.errors for p in phones if p.errors}
     assert not problems, f"console errors: {problems}"
+
+
+# -- playing by taps ---------------------------------------------------------------------------
+
+# Installed before any page script: every line the move feed ever shows, in order (the feed of a
+# round is cleared at the next deal, so the test keeps its own copy to check afterwards).
+FEED_RECORDER = """
+window.__feed = [];
+new MutationObserver((records) => {
+  for (const r of records) for (const node of r.addedNodes) {
+    if (node.nodeType !== 1) continue;
+    const lines = node.matches('[data-test=feed] li') ? [node]
+      : [...node.querySelectorAll('[data-test=feed] li')];
+    for (const li of lines) window.__feed.push(li.textContent);
+  }
+}).observe(document, {childList: true, subtree: true});
+"""
+
+
+class Frames:
+    """The JSON messages a page received on its WebSockets, in order (Playwright's websocket
+    events), each connection's from its start."""
+
+    def __init__(self, page: Page) -> None:
+        self.received: list[dict[str, Any]] = []
+        page.on("websocket", self._socket)
+
+    def _socket(self, ws: Any) -> None:
+        ws.on("framereceived", self._frame)
+
+    def _frame(self, payload: str | bytes) -> None:
+        import json
+
+        if isinstance(payload, str):
+            self.received.append(json.loads(payload))
+
+
+class TapPlayer:
+    """Plays a phone's seat by taps, one step at a time without waiting for the others: Ready,
+    Draw, then King / Jack / a Queen on the next seat's left card / a swap into the left slot
+    (plain cards worth less than 5) / discard; crisp after its third turn of a round; Next round
+    between rounds. ``step`` returns what it did ("" when there was nothing to do)."""
+
+    def __init__(self, phone: Phone, crisp_after: int = 3) -> None:
+        self.phone = phone
+        self.turns = 0
+        self.crisp_after = crisp_after
+
+    def visible(self, selector: str) -> bool:
+        """Shown and enabled now (one look at the page: nothing waits for it)."""
+        script = """(s) => { const el = document.querySelector(s);
+            return Boolean(el && !el.disabled && el.getClientRects().length); }"""
+        return bool(self.phone.page.evaluate(script, selector))
+
+    def step(self) -> str:
+        p = self.phone
+        if self.visible('[data-action="continue"]'):
+            p.tap(p.action("continue"))
+            self.turns = 0
+            return "continue"
+        if self.visible('[data-action="crisp"]') and self.turns >= self.crisp_after:
+            try:  # the window may close between the look and the tap
+                p.action("crisp").tap(force=True, timeout=1500)
+            except PlaywrightError:
+                return ""
+            return "crisp"
+        if self.visible('[data-action="ready"]'):
+            p.tap(p.action("ready"))
+            return "ready"
+        if self.visible('[data-action="draw"]'):
+            p.tap(p.action("draw"))
+            return self.play(p.held())
+        return ""
+
+    def play(self, card: str) -> str:
+        p = self.phone
+        if card[0] == "K":
+            p.tap(p.action("king"))
+            return "king"
+        if card[0] == "J":
+            p.tap(p.action("jack"))
+        elif card[0] == "Q":
+            seats = [s for s, _ in p.opponents()]
+            p.tap(p.action("queen"))
+            p.tap(p.my_card("left"))
+            p.tap(p.their_card(seats[0], "left"))
+            p.tap(p.action("confirm"))
+        elif value(card) < 5:
+            p.tap(p.my_card("left"))
+        else:
+            p.tap(p.action("discard"))
+        self.turns += 1
+        return f"played {card}"
+
+
+def play_until(players: list[TapPlayer], done: Any, timeout: float = 240.0) -> None:
+    """Step every player in turn until ``done()``."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError("the game did not end in time")
+        if not any([player.step() for player in players]):
+            time.sleep(0.05)

@@ -145,24 +145,29 @@ def see_flashes(flashes: list[tuple[Any, str]]) -> None:
 
 def expect_pile(phones: list[Phone], code: str) -> None:
     for phone in phones:
-        expect(phone.loc('[data-test="pile"] .card.up')).to_have_text(card_name(code))
+        expect(phone.loc('[data-test="pile"] .card.up')).to_have_text(phone.name_of(code))
 
 
 def storage_has_no_card(phone: Phone) -> None:
     """R-SEE-LOOK / R-SEE-DRAWN: the phone keeps no card anywhere: its storage holds only the seat
-    token (per room), the name and the language; no value but a token looks like a card code."""
+    token (per room), the name, the language and the sound and deck settings; no value but a
+    token looks like a card code."""
     stored = phone.storage()
     assert stored["session"] == {}, stored
     for key, text in stored["local"].items():
-        assert key in ("crisp.name", "crisp.lang") or key.startswith("crisp.token."), (key, text)
+        settings = ("crisp.name", "crisp.lang", "crisp.sound", "crisp.fourcolour")
+        assert key in settings or key.startswith("crisp.token."), (key, text)
         if not key.startswith("crisp.token."):
             assert not STORED_CODE.search(text), (key, text)
 
 
 def names_left(phone: Phone, allowed: set[str]) -> None:
-    """Every card name in the page is an allowed one (a held card, the top of the pile, a look)."""
+    """Every card name in the page is an allowed one (a held card, the top of the pile, a look),
+    in its markup and in what assistive technology reads out (accessible names, the feed)."""
     names = phone.card_names_in_page()
     assert names <= allowed, f"{phone.label} shows {sorted(names - allowed)}"
+    heard = phone.card_names_heard()
+    assert heard <= allowed, f"{phone.label} reads out {sorted(heard - allowed)}"
 
 
 # -- 1. three phones, a whole round by taps ---------------------------------------------------
@@ -413,7 +418,7 @@ def test_reload_mid_game_keeps_the_seat_and_plays_on(server: Any, phones: Any) -
     assert held == draws[0]
 
     me.page.reload()  # holding the drawn card
-    expect(me.loc('[data-test="held"].up')).to_have_text(card_name(held))
+    expect(me.loc('[data-test="held"].up')).to_have_text(me.name_of(held))
     expect(me.loc('[data-test="conn"]')).to_have_count(0)
     me.shot(f"table-after-reload-{me.slug}")
     expect(me.my_card("left")).to_have_class(re.compile(r"\bpickable\b"))

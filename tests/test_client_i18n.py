@@ -72,8 +72,8 @@ RULE_IDS = (
 )
 RULE_ID = re.compile(r"R-[A-Z-]+")
 
-# Keys the client builds at run time (view.js: t(`slot.${slot}`), t(`botlevel.${level}`)), and
-# every key each can give.
+# Keys the client builds at run time (games/crisp/table.js: t(`slot.${slot}`),
+# t(`botlevel.${level}`)), and every key each can give.
 DYNAMIC_KEYS = {
     "slot.${}": ("slot.left", "slot.middle", "slot.right"),
     "botlevel.${}": ("botlevel.easy", "botlevel.normal", "botlevel.hard"),
@@ -145,7 +145,7 @@ def keys_asked_for() -> tuple[dict[str, set[str]], dict[str, set[str]], list[str
     literal: dict[str, set[str]] = {}
     dynamic: dict[str, set[str]] = {}
     opaque: list[str] = []
-    for path in sorted(STATIC.glob("*.js")):
+    for path in sorted(STATIC.rglob("*.js")):
         source = path.read_text(encoding="utf-8")
         for call in re.finditer(r"(?<![\w$.])t\(", source):
             if re.search(r"function\s+$", source[: call.start()]):
@@ -228,7 +228,7 @@ def test_catalogue_has_the_placeholders_of_en(lang: str, en: dict[str, str]) -> 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_catalogue_strings_are_filled_and_safe_in_html(lang: str) -> None:
-    """No empty string; no < > & " (view.js puts many strings into HTML and attributes as is)."""
+    """No empty string; no < > & " (kept plain: the strings go into HTML text and attributes)."""
     cat = load_catalogue(I18N / f"{lang}.js")
     assert not [k for k, v in cat.items() if not v.strip()], f"{lang}.js: empty strings"
     unsafe = {k: v for k, v in cat.items() if re.search(r'[<>&"]', v)}
@@ -337,3 +337,33 @@ def test_rules_page_names_every_rule(lang: str) -> None:
     assert not unknown, f"{lang}.html names ids that RULES.md does not have: {unknown}"
     anchors = {a.get("id") for _, a in page.tags}
     assert not [rid for rid in RULE_IDS if rid not in anchors], "each rule has an anchor (#R-…)"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_french_elides_before_a_vowel_and_japanese_joins_sentences_without_spaces() -> None:
+    """Issue 11 item 9: "de Ana" is written "d’Ana", "que Ana" "qu’Ana" (not before a
+    consonant); French court cards are V, D, R; Japanese sentences follow each other with no
+    space between them."""
+    script = """
+    globalThis.localStorage = {getItem() { return null; }, setItem() {}};
+    globalThis.document = {documentElement: {}};
+    globalThis.navigator = {languages: ["fr"]};
+    const i18n = await import(process.argv[1]);
+    await i18n.setLanguage("fr");
+    const fr = [i18n.t("lobby.waithost", {name: "Ana"}), i18n.t("lobby.waithost", {name: "Ben"}),
+      i18n.t("card.theirs", {name: "Émile", slot: i18n.t("slot.left")}), i18n.cardName("QS"),
+      i18n.cardName("KH"), i18n.cardName("JD")];
+    await i18n.setLanguage("ja");
+    const ja = i18n.sentences(i18n.t("status.final", {name: "Yui"}), i18n.t("status.yourturn"));
+    console.log(JSON.stringify({fr, ja}));
+    """
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", script, (STATIC / "i18n.js").as_uri()],
+        capture_output=True, text=True, timeout=30, check=True,
+    )  # fmt: skip
+    got = json.loads(out.stdout)
+    assert got["fr"][0] == "En attente qu’Ana lance la partie…"
+    assert got["fr"][1] == "En attente que Ben lance la partie…"
+    assert got["fr"][2].endswith("d’Émile")
+    assert got["fr"][3:] == ["D♠", "R♥", "V♦"]
+    assert " " not in got["ja"], got["ja"]

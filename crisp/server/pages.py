@@ -51,6 +51,12 @@ def mount_client(app: FastAPI, room_exists: Callable[[str], bool],
         status = 200 if room_exists(code) else 404
         return HTMLResponse(SHELL, status_code=status, headers=NO_STORE)
 
+    @app.get("/r/{code}/tv", response_class=HTMLResponse, include_in_schema=False)
+    async def room_tv_page(code: str) -> HTMLResponse:
+        """Table mode for a big screen: the same page, which connects as a watcher."""
+        status = 200 if room_exists(code) else 404
+        return HTMLResponse(SHELL, status_code=status, headers=NO_STORE)
+
     @app.get("/manifest.webmanifest", include_in_schema=False)
     async def manifest() -> Response:
         body = (STATIC / "manifest.webmanifest").read_bytes()

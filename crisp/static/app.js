@@ -1,23 +1,49 @@
-// The controller: routes, the room connection, the message queue (animations in order, then the
-// model, then one render), and the input layer that turns taps into protocol messages.
-import { animate } from "./anim.js";
+// The shell's entry: routes (/, /r/CODE, /r/CODE/tv), home, join and practice, then a controller
+// per room (shell/controller.js) with its connection (net.js) and renderer (shell/renderer.js)
+// injected; taps and keys become the controller's intents. The game is chosen by the room's
+// `game_type` (games/index.js).
 import { pickLanguage, setLanguage, t } from "./i18n.js";
-import { applyEvent, choices, fromState, newModel } from "./model.js";
 import { Connection } from "./net.js";
-import { homeScreen, joinScreen, lobbyScreen, resultsPanel, tableScreen, updateCountdowns } from "./view.js";
 
-const ENGINE = new Set(["game", "round", "look", "ready", "turn", "draw", "recycle", "swap", "discard", "jack",
-  "queen", "king", "take", "timeout", "turn_end", "window_closed", "crisp", "reveal", "game_over", "clock"]);
+// A room link with a seat token here (or the TV view): the WebSocket opens at once, while the
+// rest of the client loads (its messages wait in the connection until the controller listens).
+const tokenKey = (code) => `crisp.token.${code}`;
+const early = (() => {
+  const found = location.pathname.match(/^\/r\/([A-Za-z]{12}|[A-Za-z]{5})(\/tv)?\/?$/);
+  if (!found) return null;
+  const code = found[1].toUpperCase();
+  const token = found[2] ? null : localStorage.getItem(tokenKey(code));
+  if (!found[2] && !token) return null;
+  const conn = new Connection(code, token);
+  conn.open();
+  return { code, conn };
+})();
+
+const [{ Controller, newModel }, { patch }, { Renderer }, { homeScreen, joinScreen, waitingScreen },
+  { play, soundOn, toggleSound }, { loadGame }] = await Promise.all([
+  import("./shell/controller.js"), import("./shell/morph.js"), import("./shell/renderer.js"),
+  import("./shell/screens.js"), import("./shell/sound.js"), import("./games/index.js")]);
+
 const root = document.getElementById("app");
 const live = document.getElementById("announce");
-let model = newModel();
-let conn = null;
-let queue = Promise.resolve();
+let controller = null;
+let fairness = null;
 let wakeLock = null;
-let showScores = false;
+let lowSeen = null;
 
-const tokenKey = (code) => `crisp.token.${code}`;
 const nameKey = "crisp.name";
+
+// The shuffle verifier (another module, maybe not there): asked for once a game is over; the
+// results menu offers "Verify the shuffle" only if it loaded.
+let fairnessAsked = false;
+function verifier(c) {
+  if (!fairnessAsked) {
+    fairnessAsked = true;
+    import("./fairness.js").then((m) => { fairness = m; c.render(); }).catch(() => { fairness = null; });
+  }
+  return fairness;
+}
+loadGame("crisp").catch(() => {}); // fetch the table while the page settles
 
 function announce(text) {
   live.textContent = "";
@@ -48,49 +74,64 @@ async function api(path, body) {
 // -- routes -----------------------------------------------------------------------------------
 
 function route() {
+  const tv = location.pathname.match(/^\/r\/([A-Za-z]{12}|[A-Za-z]{5})\/tv\/?$/);
+  if (tv) return connect(tv[1].toUpperCase(), null, { tv: true });
   const match = location.pathname.match(/^\/r\/([A-Za-z]{12}|[A-Za-z]{5})\/?$/);
   if (match) return openRoom(match[1].toUpperCase());
   return showHome();
 }
 
+// A screen of its own (home, join, waiting): fresh elements, so that no listener is added twice.
+function show(markup) {
+  root.replaceChildren();
+  patch(root, markup);
+}
+
 function showHome(error = "") {
   document.title = "Crisp";
-  root.innerHTML = homeScreen(error, localStorage.getItem(nameKey) || "");
+  show(homeScreen(error, localStorage.getItem(nameKey) || ""));
+  const nameNow = () => root.querySelector("#name").value.trim();
   root.querySelector("#create-form").addEventListener("submit", async (event) => {
     event.preventDefault();
-    const name = root.querySelector("#name").value.trim();
+    const name = nameNow();
     if (!name) return showHome(t("err.name"));
     localStorage.setItem(nameKey, name);
-    try {
-      const joined = await api("/api/rooms", { name });
-      localStorage.setItem(tokenKey(joined.code), joined.token);
-      history.pushState(null, "", `/r/${joined.code}`);
-      openRoom(joined.code);
-    } catch (err) {
-      showHome(err.message);
-    }
+    await createAndOpen(name, null);
+  });
+  root.querySelector("#practice-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const name = nameNow() || t("practice.name");
+    if (nameNow()) localStorage.setItem(nameKey, name);
+    const practice = { level: root.querySelector("#practice-level").value, bots: Number(root.querySelector("#practice-bots").value) };
+    await createAndOpen(name, practice);
   });
   root.querySelector("#join-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const code = root.querySelector("#code").value.replace(/[\s-]+/g, "").toUpperCase();
     if (!/^([A-Z]{12}|[A-Z]{5})$/.test(code)) return showHome(t("err.code"));
-    const name = root.querySelector("#name").value.trim(); // typed above: carried to the join form
+    const name = nameNow(); // typed above: carried to the join form
     if (name) localStorage.setItem(nameKey, name);
     history.pushState(null, "", `/r/${code}`);
     openRoom(code);
   });
 }
 
-// Between two screens, a placeholder: a field left from the page before would swallow typing.
-function showWaiting() {
-  root.innerHTML = `<main class="home"><p class="muted" aria-busy="true">…</p></main>`;
+async function createAndOpen(name, practice) {
+  try {
+    const joined = await api("/api/rooms", { name });
+    localStorage.setItem(tokenKey(joined.code), joined.token);
+    history.pushState(null, "", `/r/${joined.code}`);
+    connect(joined.code, joined.token, { practice });
+  } catch (err) {
+    showHome(err.message);
+  }
 }
 
 async function openRoom(code) {
   document.title = `Crisp ${code}`;
   const token = localStorage.getItem(tokenKey(code));
   if (token) return connect(code, token);
-  showWaiting(); // nothing to type into while the room is looked up
+  show(waitingScreen()); // nothing to type into while the room is looked up
   let summary = null;
   try {
     summary = await api(`/api/rooms/${code}`);
@@ -98,7 +139,7 @@ async function openRoom(code) {
     summary = null;
   }
   const draw = (error = "") => {
-    root.innerHTML = joinScreen(code, summary, error, localStorage.getItem(nameKey) || "");
+    show(joinScreen(code, summary, error, localStorage.getItem(nameKey) || ""));
     const form = root.querySelector("#name-form");
     if (!form) return;
     form.addEventListener("submit", async (event) => {
@@ -118,134 +159,71 @@ async function openRoom(code) {
   draw();
 }
 
-// -- the connection and the message queue -----------------------------------------------------
+// -- a room: its controller -------------------------------------------------------------------
 
-function connect(code, token) {
-  model = newModel();
-  model.code = code;
-  model.ui = {};
-  showWaiting();
-  conn = new Connection(code, token);
-  conn.addEventListener("status", (event) => {
-    model.conn = event.detail;
-    if (event.detail === "closed-4409" || event.detail === "closed-4401") {
-      localStorage.removeItem(tokenKey(code));
-      showHome(event.detail === "closed-4409" ? t("conn.removed") : t("conn.badtoken"));
-      return;
-    }
-    if (event.detail === "closed-4404") {
-      localStorage.removeItem(tokenKey(code));
-      showHome(t("join.noroom", { code }));
-      return;
-    }
-    if (model.room) render();
+function connect(code, token, { tv = false, practice = null } = {}) {
+  controller?.stop();
+  document.title = tv ? `Crisp ${code} — TV` : `Crisp ${code}`;
+  document.body.classList.toggle("tv-mode", tv);
+  show(waitingScreen());
+  const model = newModel(code, { tv });
+  model.practice = practice;
+  const renderer = new Renderer(root, { sound: soundOn, verify: () => verifier(controller) });
+  const opened = early && early.code === code && !early.used ? early.conn : null;
+  if (early) early.used = true;
+  controller = new Controller({
+    model,
+    connection: opened ?? new Connection(code, token),
+    renderer,
+    loadGame,
+    effects: {
+      moment: (name) => {
+        play(name);
+        if (name === "yourturn") buzz(120);
+        if (name === "crisp") buzz([80, 60, 80]);
+      },
+      announce,
+      keepAwake,
+      closed: (status) => {
+        localStorage.removeItem(tokenKey(code));
+        if (status === "closed-4404") showHome(t("join.noroom", { code }));
+        else showHome(status === "closed-4409" ? t("conn.removed") : t("conn.badtoken"));
+        controller = null;
+      },
+      left: () => {
+        localStorage.removeItem(tokenKey(code));
+        history.pushState(null, "", "/");
+        controller?.stop();
+        controller = null;
+        showHome();
+      },
+    },
   });
-  conn.addEventListener("message", (event) => {
-    const msg = event.detail;
-    queue = queue.then(() => handle(msg)).catch((err) => console.warn(err));
-  });
-  conn.open();
+  controller.start();
 }
 
-async function handle(msg) {
-  if (ENGINE.has(msg.type)) {
-    await animate(model, msg);
-    const before = model.round?.turn?.seat;
-    applyEvent(model, msg);
-    react(msg, before);
-  } else if (msg.type === "welcome") {
-    model.clock.speed = msg.clock_speed;
-    model.you = msg.you;
-    model.optionsSent = null; // a new connection: the room that follows is the truth
-  } else if (msg.type === "room") {
-    model.room = msg;
-    const mine = msg.members.find((x) => x.id === model.you.member);
-    if (mine) {
-      model.you = { ...model.you, seat: msg.phase === "lobby" ? null : mine.seat, host: mine.host, name: mine.name };
-    }
-    if (msg.phase === "lobby") takeOptions(msg.options);
-    keepAwake(msg.phase === "playing" || msg.phase === "between");
-  } else if (msg.type === "state") {
-    fromState(model, msg);
-    model.ui = {};
-  } else if (msg.type === "error") {
-    if (msg.code === "stale" || msg.code === "bad_version") conn.send({ type: "sync" });
-    else console.info("refused:", msg.code, msg.rule || "", msg.message);
-    if (msg.about === "options" && model.room) {
-      model.optionsSent = null; // not taken: the controls show the room's options again
-      model.options = model.room.options;
-    }
-    model.ui = {};
-  } else if (msg.type === "left") {
-    localStorage.removeItem(tokenKey(model.code));
-    history.pushState(null, "", "/");
-    conn.stopped = true;
-    showHome();
-    return;
-  }
-  render();
-}
-
-// The host's last change stands until a "room" carries it: the answer to an earlier change, still
-// on its way, must neither flick the controls back nor become the base of the next change.
-function takeOptions(options) {
-  const sent = model.optionsSent;
-  if (sent && !["limit", "timer", "take_discard"].every((k) => options[k] === sent[k])) return;
-  model.optionsSent = null;
-  model.options = options;
-}
-
-function react(msg, before) {
-  const me = model.you.seat;
-  if (msg.type === "turn" && msg.seat === me && me != null && (before !== me || msg.draw === 1)) {
-    buzz(120);
-    announce(t("announce.yourturn"));
-  } else if (msg.type === "crisp") {
-    buzz([80, 60, 80]);
-    announce(msg.seat === me ? t("announce.crispyou") : t("announce.crisp", { name: model.players[msg.seat] }));
-  } else if (msg.type === "look" && msg.seat === me && msg.why !== "deal") {
-    setTimeout(render, 3050); // the look is over: face down again, and forgotten
-  } else if (msg.type === "ready" && msg.seat === me) {
-    model.looks = {};
-  }
-  if (msg.type === "turn" || msg.type === "turn_end" || msg.type === "reveal") model.ui = {};
-}
-
-// -- drawing ----------------------------------------------------------------------------------
-
-function render() {
-  if (!model.room) return;
-  const focus = document.activeElement?.dataset?.action || document.activeElement?.id;
-  const phase = model.room.phase;
-  let html;
-  if (phase === "lobby") html = lobbyScreen(model);
-  else {
-    html = tableScreen(model);
-    if (phase === "between" || phase === "over" || showScores) html += resultsPanel(model);
-  }
-  if (model.conn === "reconnecting" || model.conn === "connecting") {
-    html = `<div class="conn" data-test="conn" role="status">${t("conn.reconnecting")}</div>` + html;
-  }
-  root.innerHTML = html;
-  updateCountdowns(model, root);
-  if (focus) root.querySelector(`[data-action="${focus}"], #${CSS.escape(focus)}`)?.focus();
-}
-
+// Between messages: a draw becomes possible at 2 s, a crisp window closes at 3 s, a look ends;
+// the countdowns run, and the last 10 s of your own draw tick (and buzz once).
 setInterval(() => {
-  if (!model.room || model.room.phase === "lobby") return;
-  const actions = [...choices(model)].sort().join();
-  if (actions !== model.lastChoices) {
-    model.lastChoices = actions;
-    render(); // a draw becomes possible at 2 s, a crisp window closes at 3 s
-    return;
-  }
+  const c = controller;
+  if (!c || !c.game || !c.model.room || c.model.room.phase === "lobby") return;
+  const m = c.model;
+  const acts = [...c.game.choices(m.game, c.ctx())].sort().join();
   const now = performance.now();
-  if (Object.values(model.flash).some((f) => f.until <= now)) {
-    for (const [slot, f] of Object.entries(model.flash)) if (f.until <= now) delete model.flash[slot];
-    render();
+  const flashes = Object.values(m.game.flash || {});
+  if (acts !== m.lastChoices || flashes.some((f) => f.until <= now)) {
+    m.lastChoices = acts;
+    for (const [slot, f] of Object.entries(m.game.flash || {})) if (f.until <= now) delete m.game.flash[slot];
+    c.render();
     return;
   }
-  updateCountdowns(model, root);
+  const low = c.renderer.tick(c);
+  const mine = m.game.round?.turn?.seat === m.you.seat && m.you.seat != null;
+  if (low != null && mine && low !== lowSeen) {
+    if (lowSeen == null) buzz([60, 40, 60]);
+    play("low");
+  }
+  lowSeen = low != null && mine ? low : null;
 }, 100);
 
 async function keepAwake(on) {
@@ -263,122 +241,128 @@ async function keepAwake(on) {
 }
 
 document.addEventListener("visibilitychange", () => {
-  if (document.visibilityState === "visible" && model.room && model.room.phase !== "lobby") keepAwake(true);
+  const phase = controller?.model.room?.phase;
+  if (document.visibilityState === "visible" && phase && phase !== "lobby") keepAwake(true);
 });
 
-// -- input: taps and keys become protocol messages ------------------------------------------------
-
-function act(action, fields = {}) {
-  conn.send({ type: "act", v: model.v, do: action, ...fields });
-  model.ui = {};
-}
+// -- input: taps and keys become the controller's intents ------------------------------------------
 
 root.addEventListener("click", (event) => {
+  const c = controller;
   const el = event.target.closest("[data-action], [data-slot]");
-  if (!el || el.disabled) return;
-  if (el.dataset.action) return onAction(el.dataset.action, el);
-  return onCard(Number(el.dataset.seat), el.dataset.slot);
+  if (!c || !el || el.disabled) return;
+  if (el.dataset.action) return onAction(c, el.dataset.action, el);
+  if (el.getAttribute("aria-disabled") === "true" || c.model.pending) return; // one move at a time
+  c.game.onCard(Number(el.dataset.seat), el.dataset.slot, gameApi(c), c.ctx());
+  c.render();
 });
 
 root.addEventListener("change", async (event) => {
   const el = event.target;
   if (el.id === "lang") {
     await setLanguage(el.value);
-    if (model.room) render();
+    if (controller?.model.room) controller.render();
     else route();
     return;
   }
-  if (el.dataset.option) {
-    const o = { ...model.options };
-    if (el.dataset.option === "limit") o.limit = Number(el.value);
-    if (el.dataset.option === "timer") o.timer = el.value ? Number(el.value) : null;
-    if (el.dataset.option === "take_discard") o.take_discard = el.checked;
-    if (!conn.send({ type: "options", ...o })) return render(); // offline: the change is undone
-    model.options = o; // a second change before the server's "room" must not undo this one
-    model.optionsSent = o;
+  if (el.dataset.setting === "fourcolour") {
+    localStorage.setItem("crisp.fourcolour", el.checked ? "on" : "off");
+    document.body.classList.toggle("four", el.checked);
+    return;
+  }
+  const c = controller;
+  if (c && el.dataset.option) {
+    c.setOptions(c.game.options.changed(c.model.options, el));
+    c.render();
   }
 });
 
-function onAction(action, el) {
-  const ui = model.ui;
+function gameApi(c) {
+  return {
+    g: c.model.game,
+    seat: c.model.you.seat,
+    ui: c.model.ui,
+    setUi: (ui) => { c.model.ui = ui; },
+    act: (action, fields) => c.act(action, fields),
+  };
+}
+
+function onAction(c, action, el) {
+  const m = c.model;
+  if (c.game.onAction(action, gameApi(c))) return c.render();
   switch (action) {
-    case "ready": case "draw": case "discard": case "jack": case "king": case "crisp":
-      act(action);
-      break;
-    case "take":
-      model.ui = { mode: "take" };
-      break;
-    case "queen":
-      model.ui = { mode: "queen-mine", queen: {} };
-      break;
-    case "confirm":
-      if (ui.mode === "queen-confirm") {
-        const q = ui.queen;
-        act("queen", { slot: q.slot, target: q.target, target_slot: q.targetSlot });
-      }
-      break;
-    case "cancel":
-      model.ui = {};
-      break;
     case "start": case "continue": case "rematch": case "leave":
-      conn.send({ type: action });
+      if (c.send({ type: action })) m.pending = { action, at: performance.now() }; // until the room answers
+      break;
+    case "kick-ask":
+      m.shell.confirmKick = Number(el.dataset.member);
+      break;
+    case "kick-cancel":
+      m.shell.confirmKick = null;
       break;
     case "kick":
-      conn.send({ type: "kick", member: Number(el.dataset.member) });
+      c.send({ type: "kick", member: Number(el.dataset.member) });
+      m.shell.confirmKick = null;
       break;
     case "makehost":
-      conn.send({ type: "host", member: Number(el.dataset.member) });
+      c.send({ type: "host", member: Number(el.dataset.member) });
       break;
     case "add-bot":
-      conn.send({ type: "add_bot", level: root.querySelector("#bot-level")?.value || "normal" });
+      c.send({ type: "add_bot", level: root.querySelector("#bot-level")?.value || "normal" });
       break;
     case "scores":
-      showScores = !showScores;
+      m.shell.scores = !m.shell.scores;
       break;
+    case "feed":
+      m.shell.feedOpen = !m.shell.feedOpen;
+      break;
+    case "qr":
+      m.shell.qrBig = !m.shell.qrBig;
+      break;
+    case "sound":
+      toggleSound();
+      break;
+    case "retry":
+      if (!c.conn.retryNow()) c.toast(t("conn.offline"), "warn");
+      break;
+    case "verify":
+      verify(c);
+      return;
     case "copy":
-      navigator.clipboard?.writeText(`${location.origin}/r/${model.room.code}`).then(() => {
-        el.textContent = t("lobby.copied");
+      navigator.clipboard?.writeText(`${location.origin}/r/${m.room.code}`).then(() => {
+        m.shell.copied = true;
+        c.render();
       }).catch(() => {});
       return;
     case "share":
-      navigator.share?.({ title: "Crisp", text: t("lobby.invite"), url: `${location.origin}/r/${model.room.code}` }).catch(() => {});
+      navigator.share?.({ title: "Crisp", text: t("lobby.invite"), url: `${location.origin}/r/${m.room.code}` }).catch(() => {});
       return;
     default:
-      if (action.startsWith("grace-")) conn.send({ type: "grace", seat: Number(action.slice(6)) });
-      if (action.startsWith("standin-")) conn.send({ type: "bot", seat: Number(action.slice(8)), level: "normal" });
+      if (action.startsWith("grace-")) c.send({ type: "grace", seat: Number(action.slice(6)) });
+      if (action.startsWith("standin-")) c.send({ type: "bot", seat: Number(action.slice(8)), level: "normal" });
   }
-  render();
+  c.render();
 }
 
-function onCard(seat, slot) {
-  const ui = model.ui;
-  const me = model.you.seat;
-  if (seat === me && !ui.mode && choices(model).has("swap")) {
-    act("swap", { slot });
-  } else if (ui.mode === "take" && seat === me) {
-    act("take_discard", { slot });
-  } else if (ui.mode === "queen-mine" && seat === me) {
-    model.ui = { mode: "queen-theirs", queen: { slot } };
-  } else if ((ui.mode === "queen-theirs" || ui.mode === "queen-confirm") && seat !== me) {
-    model.ui = { mode: "queen-confirm", queen: { ...ui.queen, target: seat, targetSlot: slot } };
-  } else if (ui.mode === "queen-confirm" && seat === me) {
-    model.ui = { mode: "queen-confirm", queen: { ...ui.queen, slot } };
-  } else {
-    return;
+async function verify(c) {
+  try {
+    const record = await api(`/api/rooms/${c.model.room.code}/record`);
+    const result = await fairness.verifyRecord(record);
+    c.model.shell.verified = result.message;
+  } catch (err) {
+    c.model.shell.verified = err.message;
   }
-  render();
+  c.render();
 }
 
 // -- start ------------------------------------------------------------------------------------
 
 window.addEventListener("popstate", () => {
-  if (conn) {
-    conn.stopped = true;
-    conn.ws?.close();
-    conn = null;
-  }
+  controller?.stop();
+  controller = null;
   route();
 });
 
+document.body.classList.toggle("four", localStorage.getItem("crisp.fourcolour") === "on");
 await setLanguage(pickLanguage());
 route();

@@ -1,8 +1,14 @@
-// The WebSocket to the room: hello with the seat token, automatic reconnection with a visible
-// state, a full resync when the page becomes visible again, and a ping to notice dead links.
+// The WebSocket to a room: hello with the seat token (none: a watcher), automatic reconnection with
+// a growing delay, a heartbeat (a `ping` every 2 s; nothing heard for 5 s means the link is lost),
+// the browser's offline/online events, a "retry now", and a full resync when the page is visible
+// again. Status events: "connecting", "open", "lost" (reconnecting), "offline", "closed-44xx".
+// send() returns false when the message could not go out: the caller says so (never queued).
+
+const HEARTBEAT_MS = 2000;
+const LOST_MS = 5000;
 
 export class Connection extends EventTarget {
-  constructor(code, token) {
+  constructor(code, token = null, { heartbeatMs = HEARTBEAT_MS, lostMs = LOST_MS } = {}) {
     super();
     this.code = code;
     this.token = token;
@@ -12,82 +18,156 @@ export class Connection extends EventTarget {
     this.timer = null;
     this.pinger = null;
     this.lastHeard = 0;
-    document.addEventListener("visibilitychange", () => {
+    this.n = 0;
+    this.status = "connecting";
+    this.opened = false;
+    this.held = []; // events before a listener is attached (an early open), until resume()
+    this.holding = true;
+    this.heartbeatMs = heartbeatMs;
+    this.lostMs = lostMs;
+    this.onVisible = () => {
       if (document.visibilityState !== "visible" || this.stopped) return;
-      if (this.ws && this.ws.readyState === WebSocket.OPEN) this.send({ type: "sync" });
-      else this.reconnectNow();
-    });
-    window.addEventListener("online", () => this.reconnectNow());
+      if (this.isOpen()) this.send({ type: "sync" });
+      else this.retryNow();
+    };
+    this.onOffline = () => this.lose("offline");
+    this.onOnline = () => this.retryNow();
+    document.addEventListener("visibilitychange", this.onVisible);
+    window.addEventListener("offline", this.onOffline);
+    window.addEventListener("online", this.onOnline);
+  }
+
+  isOpen() {
+    return this.status === "open" && this.ws?.readyState === WebSocket.OPEN;
   }
 
   open() {
+    this.opened = true;
+    if (this.stopped) return;
+    if (navigator.onLine === false) {
+      this.setStatus("offline");
+      return;
+    }
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     const ws = new WebSocket(`${scheme}://${location.host}/ws/${this.code}`);
     this.ws = ws;
-    this.emit("status", "connecting");
+    if (this.status !== "lost" && this.status !== "offline") this.setStatus("connecting");
     ws.onopen = () => {
+      if (this.ws !== ws) return;
       this.tries = 0;
       this.lastHeard = performance.now();
-      ws.send(JSON.stringify({ type: "hello", token: this.token }));
-      this.emit("status", "open");
+      ws.send(JSON.stringify(this.token ? { type: "hello", token: this.token } : { type: "hello" }));
       clearInterval(this.pinger);
-      this.pinger = setInterval(() => this.ping(), 10000);
+      this.pinger = setInterval(() => this.beat(ws), this.heartbeatMs);
     };
     ws.onmessage = (event) => {
-      this.lastHeard = performance.now();
+      if (this.ws !== ws) return;
+      const arrived = performance.now();
+      this.lastHeard = arrived;
+      if (this.status !== "open") this.setStatus("open"); // open once the server is heard
       let msg;
       try {
         msg = JSON.parse(event.data);
       } catch {
         return;
       }
-      if (msg.type !== "pong") this.emit("message", msg);
+      if (msg.type !== "pong") this.emit("message", { msg, arrived });
     };
     ws.onclose = (event) => {
-      clearInterval(this.pinger);
       if (this.ws !== ws) return;
+      clearInterval(this.pinger);
       this.ws = null;
       if (event.code === 4409 || event.code === 4401 || event.code === 4404) {
-        this.stopped = true;
-        this.emit("status", `closed-${event.code}`);
+        this.stop();
+        this.setStatus(`closed-${event.code}`);
         return;
       }
-      if (!this.stopped) this.retry();
+      this.lose(navigator.onLine === false ? "offline" : "lost");
     };
   }
 
-  ping() {
-    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return;
-    if (performance.now() - this.lastHeard > 25000) {
-      this.ws.close(); // silent for too long: start again
+  // The heartbeat: a ping; nothing heard (pong or any message) for lostMs: the link is lost.
+  beat(ws) {
+    if (this.ws !== ws || ws.readyState !== WebSocket.OPEN) return;
+    if (performance.now() - this.lastHeard > this.lostMs) {
+      this.lose("lost");
       return;
     }
-    this.send({ type: "ping" });
+    this.n += 1;
+    ws.send(JSON.stringify({ type: "ping", n: this.n }));
   }
 
-  retry() {
-    this.emit("status", "reconnecting");
+  // The link is gone (or offline): drop the socket, say so, and try again with a growing delay
+  // (offline: at the `online` event, or on "retry now").
+  lose(why) {
+    if (this.stopped) return;
+    const ws = this.ws;
+    this.ws = null;
+    clearInterval(this.pinger);
+    if (ws) {
+      ws.onclose = null;
+      try { ws.close(); } catch { /* already closed */ }
+    }
+    this.setStatus(why);
+    clearTimeout(this.timer);
+    if (why === "offline") return;
     const delay = Math.min(8000, 300 * 2 ** this.tries) * (0.7 + Math.random() * 0.6);
     this.tries += 1;
-    clearTimeout(this.timer);
     this.timer = setTimeout(() => this.open(), delay);
   }
 
-  reconnectNow() {
-    if (this.stopped || (this.ws && this.ws.readyState <= WebSocket.OPEN)) return;
+  // Try again at once; false while the browser says it is offline (nothing to try then).
+  retryNow() {
+    if (this.stopped || this.isOpen()) return true;
+    if (navigator.onLine === false) {
+      this.setStatus("offline");
+      return false;
+    }
     clearTimeout(this.timer);
+    if (this.ws) {
+      this.ws.onclose = null;
+      try { this.ws.close(); } catch { /* already closed */ }
+      this.ws = null;
+    }
+    this.tries = 0;
     this.open();
+    return true;
   }
 
   send(msg) {
-    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
-      this.ws.send(JSON.stringify(msg));
-      return true;
+    if (!this.isOpen()) return false;
+    this.ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.pinger);
+    document.removeEventListener("visibilitychange", this.onVisible);
+    window.removeEventListener("offline", this.onOffline);
+    window.removeEventListener("online", this.onOnline);
+    if (this.ws) {
+      this.ws.onclose = null;
+      this.ws.close();
+      this.ws = null;
     }
-    return false;
+  }
+
+  setStatus(status) {
+    this.status = status;
+    this.emit("status", status);
+  }
+
+  // The controller attaches its listeners, then lets the events through (those of an early
+  // open first, in order).
+  resume() {
+    this.holding = false;
+    for (const [type, detail] of this.held.splice(0)) this.dispatchEvent(new CustomEvent(type, { detail }));
   }
 
   emit(type, detail) {
-    this.dispatchEvent(new CustomEvent(type, { detail }));
+    if (this.holding) this.held.push([type, detail]);
+    else this.dispatchEvent(new CustomEvent(type, { detail }));
   }
 }

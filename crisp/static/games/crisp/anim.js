@@ -1,7 +1,10 @@
 // Motion that explains: cards fly from where they were to where they go, one message after the
-// other (the caller awaits each). Only public faces ever fly face up. prefers-reduced-motion: none.
-import { t } from "./i18n.js";
-import { face } from "./view.js";
+// other (the controller awaits each). Only public faces ever fly face up. prefers-reduced-motion:
+// no flight (the crisp banner still shows, without motion). Each flight's start is measured
+// against its message's arrival (performance.measure "crisp-anim-lag", for the budget test).
+import { t } from "../../i18n.js";
+import { patch } from "../../shell/morph.js";
+import { faceMarkup, hydrate } from "./cards.js";
 
 const reduced = window.matchMedia("(prefers-reduced-motion: reduce)");
 const MS = 300;
@@ -20,12 +23,21 @@ function seatSpot(model, seat) {
   return box(`[data-test="seat"][data-seat="${seat}"] .mini`);
 }
 
+let arrivedAt = null;
+
 function fly(from, to, code = null, ms = MS, delay = 0) {
   if (!from || !to) return Promise.resolve();
+  if (arrivedAt != null) {
+    performance.measure("crisp-anim-lag", { start: arrivedAt, end: performance.now() });
+    arrivedAt = null;
+  }
   const el = document.createElement("div");
   el.className = `card fly ${code ? "up" : "down"}`;
   el.setAttribute("aria-hidden", "true");
-  if (code) el.innerHTML = face(code);
+  if (code) {
+    patch(el, faceMarkup(code));
+    hydrate(el);
+  }
   const w = Math.min(from.width, 80);
   const h = w * 1.4;
   Object.assign(el.style, {
@@ -40,17 +52,22 @@ function fly(from, to, code = null, ms = MS, delay = 0) {
   return new Promise((resolve) => setTimeout(() => { el.remove(); resolve(); }, ms + delay + 20));
 }
 
-function banner(text, ms = 1100) {
+// The crisp banner: the screen's width, over the header (never over the status line).
+function banner(text, ms = 1400) {
   const el = document.createElement("div");
   el.className = "banner";
   el.setAttribute("role", "alert");
+  el.dataset.test = "crisp-banner";
   el.textContent = text;
   document.body.appendChild(el);
   setTimeout(() => el.remove(), ms);
   return new Promise((resolve) => setTimeout(resolve, reduced.matches ? 0 : 500));
 }
 
-export async function animate(model, msg) {
+// `model` here: {you: {seat}, players, round} (the game state and this seat); `arrived`: the
+// performance.now() at which the message arrived.
+export async function animate(model, msg, arrived = null) {
+  arrivedAt = arrived;
   if (msg.type === "crisp") {
     const me = msg.seat === model.you.seat;
     return banner(me ? t("announce.crispyou") : t("announce.crisp", { name: model.players[msg.seat] }));
@@ -62,6 +79,8 @@ export async function animate(model, msg) {
   switch (msg.type) {
     case "round": {
       const n = model.players.length;
+      const count = document.querySelector('[data-test="deck"] .count');
+      if (count) count.textContent = String(msg.deck + 3 * n); // the deal starts from a full deck
       const flights = [];
       for (let i = 0; i < 3 * n; i++) {
         const s = (msg.first + (i % n)) % n;

@@ -1,17 +1,16 @@
-// The table as this phone knows it, built from the server's messages only.
+// Crisp's table as this phone knows it, built from the server's messages only (the game part of
+// the model: the shell keeps the room, who you are, the connection and the game clock).
 // The memory rule holds here too: a face-down card's face is never kept. The drawn card lives
-// in `held` while it is held; a look lives in `looks` until the look is over, then it is deleted.
+// in `held` while it is held; a look lives in `looks` or `flash` until the look is over, then it
+// is deleted. The feed and the highlights name seats and slots, and public faces only.
 
 export const FLASH_MS = 3000;
+export const SLOTS = ["left", "middle", "right"];
 
-export function newModel() {
+export function newGame() {
   return {
-    code: null,
-    room: null, // the last "room" message
-    you: { member: null, seat: null, host: false, name: null },
     players: [],
     options: { limit: 100, timer: null, take_discard: false },
-    optionsSent: null, // the host's last options change, until a "room" carries it
     totals: [],
     over: false,
     winners: [],
@@ -20,18 +19,10 @@ export function newModel() {
     looks: {}, // slot -> card: the start-of-round look, only while it is open (R-SEE-LOOK)
     flash: {}, // slot -> {card, until}: a Jack's or Queen's look, shown for a moment
     lastReveal: null, // {round, caller, hands, scores, totals}
-    v: 0,
-    clock: { t: 0, at: 0, speed: 1 }, // game time t was "now" at performance.now() = at
-    conn: "connecting",
+    history: [], // [{round, scores, totals}] from the reveals this page saw (R-CUMULATIVE)
+    highlight: [], // [{seat, slot}]: the cards the last move touched, until the next move
+    revealedAt: 0,
   };
-}
-
-export function gameNow(m) {
-  return m.clock.t + ((performance.now() - m.clock.at) / 1000) * m.clock.speed;
-}
-
-function syncClock(m, t) {
-  if (typeof t === "number") m.clock = { t, at: performance.now(), speed: m.clock.speed };
 }
 
 function emptyRound(msg) {
@@ -55,30 +46,30 @@ function emptyRound(msg) {
   };
 }
 
-// A full snapshot (welcome / sync / reconnect): the engine's view for this seat.
-export function fromState(m, msg) {
-  m.you = msg.you;
-  m.v = Math.max(m.v, msg.v);
-  m.looks = {};
-  m.flash = {};
-  m.held = null;
-  const view = msg.view;
+// A full snapshot (welcome / sync / reconnect): the engine's view for this seat (null: no game).
+export function fromView(g, view) {
+  g.looks = {};
+  g.flash = {};
+  g.held = null;
+  g.highlight = [];
   if (!view) {
-    m.round = null;
+    g.round = null;
     return;
   }
-  m.players = view.players;
-  m.options = view.options;
-  m.totals = view.totals;
-  m.over = view.over;
-  m.winners = view.winners;
-  syncClock(m, msg.now);
+  g.players = view.players;
+  g.options = view.options;
+  g.totals = view.totals;
+  g.over = view.over;
+  g.winners = view.winners;
+  if (!g.history.length && view.totals.some((x) => x !== 0)) {
+    g.history = [{ round: null, scores: null, totals: view.totals }]; // earlier rounds, as totals
+  }
   const r = view.round;
   if (!r) {
-    m.round = null;
+    g.round = null;
     return;
   }
-  m.round = {
+  g.round = {
     number: r.round,
     dealer: r.dealer,
     first: r.first,
@@ -97,23 +88,37 @@ export function fromState(m, msg) {
     lastTimeout: null,
   };
   if (r.phase === "over") {
-    m.lastReveal = { round: r.round, caller: r.caller, hands: r.hands, scores: r.scores, totals: view.totals };
+    g.lastReveal = { round: r.round, caller: r.caller, hands: r.hands, scores: r.scores, totals: view.totals };
   }
   if (r.you) {
-    m.held = r.you.card;
+    g.held = r.you.card;
     for (const look of r.you.looks) {
-      if (look.why === "deal") m.looks[look.slot] = look.card;
-      else m.flash[look.slot] = { card: look.card, until: performance.now() + FLASH_MS };
+      if (look.why === "deal") g.looks[look.slot] = look.card;
+      else g.flash[look.slot] = { card: look.card, until: performance.now() + FLASH_MS };
     }
   }
 }
 
+// What a move touched, for the highlight that stays until the next move.
+function touched(msg) {
+  switch (msg.type) {
+    case "swap": case "take":
+      return [{ seat: msg.seat, slot: msg.slot }];
+    case "queen":
+      return [{ seat: msg.seat, slot: msg.slot }, { seat: msg.target, slot: msg.target_slot }];
+    case "jack":
+      return [{ seat: msg.seat, slot: "middle" }];
+    default:
+      return null;
+  }
+}
+
+const MOVES = new Set(["draw", "swap", "discard", "jack", "queen", "king", "take", "timeout", "round"]);
+
 // One engine message. Returns nothing; the renderer draws the model afterwards.
-export function applyEvent(m, msg) {
-  if (typeof msg.v === "number") m.v = Math.max(m.v, msg.v);
-  syncClock(m, msg.t);
+export function applyEvent(m, msg, me) {
   const r = m.round;
-  const me = m.you.seat;
+  if (MOVES.has(msg.type)) m.highlight = touched(msg) || [];
   switch (msg.type) {
     case "game":
       m.players = msg.players;
@@ -122,6 +127,7 @@ export function applyEvent(m, msg) {
       m.over = false;
       m.winners = [];
       m.lastReveal = null;
+      m.history = [];
       break;
     case "round":
       m.round = emptyRound(msg);
@@ -215,6 +221,7 @@ export function applyEvent(m, msg) {
       m.flash = {};
       m.lastReveal = { round: r.number, caller: msg.caller, hands: msg.hands, scores: msg.scores, totals: msg.totals };
       m.revealedAt = performance.now();
+      m.history.push({ round: r.number, scores: msg.scores, totals: msg.totals });
       break;
     case "game_over":
       m.over = true;
@@ -229,13 +236,13 @@ export function applyEvent(m, msg) {
   }
 }
 
-// What this seat may do now (only legal moves are offered).
-export function choices(m) {
+// What a seat may do now (only legal moves are offered): `seat` (null: a spectator), `now` (the
+// game time), `playing` (the room is in a round). Tested against the engine's legal_actions.
+export function choices(m, { seat, now, playing }) {
   const r = m.round;
-  const me = m.you.seat;
+  const me = seat;
   const out = new Set();
-  if (!r || me == null || m.room?.phase !== "playing") return out;
-  const now = gameNow(m);
+  if (!r || me == null || !playing) return out;
   if (r.phase === "look" && !r.ready.includes(me)) out.add("ready");
   if (r.phase === "play" && r.turn && r.turn.seat === me) {
     if (!r.turn.holding) {

@@ -1,0 +1,15 @@
+// Text card faces, until the card art (crisp/static/cardart.js) is there: "7♥" in the suit's
+// colour (four colours on request: clubs green, diamonds blue). Legible from 26 px minis up.
+import { cardName } from "../../i18n.js";
+import { html } from "../../shell/html.js";
+
+export function isRed(code) {
+  return code[1] === "H" || code[1] === "D";
+}
+
+// A face as markup: keyed by its code (a new card is a new element, the same card is left alone),
+// hidden from assistive technology (the card button's label names it while it may be seen).
+export function faceMarkup(code) {
+  return html`<span class="face s${code[1]}${isRed(code) ? " red" : ""}" data-key="f${code}" data-card="${code}" data-keep
+    aria-hidden="true"><span class="txt">${cardName(code)}</span></span>`;
+}

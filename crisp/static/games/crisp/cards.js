@@ -1,0 +1,36 @@
+// Card faces: the art of crisp/static/cardart.js when it is there (a guarded dynamic import, so
+// that dropping the file in later just works), else the text faces of cardfallback.js. The text
+// stays in the face (hidden under the art) so that a face's name is in the page exactly while
+// the face is shown.
+export { faceMarkup } from "./cardfallback.js";
+
+let art = null;
+let asked = false;
+
+// The art is asked for when the first face is drawn (not on the first load of the lobby); the
+// faces drawn before it arrives get it at the next update.
+function loadArt() {
+  asked = true;
+  import("../../cardart.js").then((m) => { art = m; }).catch(() => { art = null; });
+}
+
+export function fourColour() {
+  return localStorage.getItem("crisp.fourcolour") === "on";
+}
+
+// After a patch: every face not drawn yet gets its art (once: a face element is kept as long as
+// its card stays, so it is not drawn again).
+export function hydrate(root) {
+  if (!asked && root.querySelector(".face[data-card]")) loadArt();
+  if (!art?.cardFace) return;
+  for (const el of root.querySelectorAll(".face[data-card]:not(.art)")) {
+    try {
+      const svg = art.cardFace(el.dataset.card, { fourColour: fourColour() });
+      svg.setAttribute("aria-hidden", "true");
+      el.classList.add("art");
+      el.append(svg);
+    } catch {
+      // a face the art cannot draw keeps its text
+    }
+  }
+}

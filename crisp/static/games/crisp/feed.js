@@ -1,0 +1,53 @@
+// The move feed: every public event of Crisp as a short sentence in the reader's language, naming
+// seats and slots. It names public cards only (a swapped-out card, a discard, the Jack, Queen or
+// King played, a card taken from the pile or discarded by a timeout) and never a face-down card's
+// face, nor the card a player drew (R-SEE-DRAWN, R-NO-TRACE).
+import { cardName, t } from "../../i18n.js";
+
+const slotName = (slot) => t(`slot.${slot}`);
+
+// The sentence for `msg`, from the game state before it is applied (a take names the card it
+// took from the pile, the pile's top until then); null for events that are not moves.
+export function describe(g, msg, me) {
+  const name = (seat) => g.players[seat] ?? `#${seat + 1}`;
+  const you = msg.seat === me && me != null;
+  const card = msg.card ? cardName(msg.card) : "";
+  switch (msg.type) {
+    case "round":
+      return msg.dealer === me ? t("feed.round.you", { n: msg.round }) : t("feed.round", { n: msg.round, name: name(msg.dealer) });
+    case "ready":
+      return you ? t("feed.ready.you") : t("feed.ready", { name: name(msg.seat) });
+    case "draw":
+      return you ? t("feed.draw.you") : t("feed.draw", { name: name(msg.seat) });
+    case "swap":
+      return you ? t("feed.swap.you", { slot: slotName(msg.slot), card })
+        : t("feed.swap", { name: name(msg.seat), slot: slotName(msg.slot), card });
+    case "discard":
+      return you ? t("feed.discard.you", { card }) : t("feed.discard", { name: name(msg.seat), card });
+    case "jack":
+      return you ? t("feed.jack.you", { card }) : t("feed.jack", { name: name(msg.seat), card });
+    case "queen": {
+      const vars = { name: name(msg.seat), slot: slotName(msg.slot), target: name(msg.target), tslot: slotName(msg.target_slot), card };
+      if (you) return t("feed.queen.you", vars);
+      if (msg.target === me && me != null) return t("feed.queen.onyou", vars);
+      return t("feed.queen", vars);
+    }
+    case "king":
+      return you ? t("feed.king.you", { card }) : t("feed.king", { name: name(msg.seat), card });
+    case "take": {
+      const vars = { name: name(msg.seat), slot: slotName(msg.slot), card: g.round?.top ? cardName(g.round.top) : "?", old: card };
+      return you ? t("feed.take.you", vars) : t("feed.take", vars);
+    }
+    case "timeout":
+      if (msg.card) return you ? t("feed.timeoutcard.you", { card }) : t("feed.timeoutcard", { name: name(msg.seat), card });
+      return you ? t("feed.timeout.you") : t("feed.timeout", { name: name(msg.seat) });
+    case "recycle":
+      return t("feed.recycle", { n: msg.deck });
+    case "crisp":
+      return you ? t("feed.crisp.you") : t("feed.crisp", { name: name(msg.seat) });
+    case "reveal":
+      return t("feed.reveal");
+    default:
+      return null;
+  }
+}

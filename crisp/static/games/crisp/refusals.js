@@ -1,0 +1,27 @@
+// A refused action in words: the rule (docs/engine.md "Refusals and their rule ids"), not a code.
+import { t } from "../../i18n.js";
+
+const RULES = {
+  "R-GAME-END": () => t("refuse.gameend"),
+  "R-FINAL-TURNS": () => t("refuse.roundover"),
+  "R-LOOK-PHASE": () => t("refuse.look"),
+  "R-TURN": () => t("refuse.turn"),
+  "R-WINDOW": () => t("refuse.window"),
+  "R-DRAW": () => t("refuse.draw"),
+  "R-SWAP": () => t("refuse.nocard"),
+  "R-DISCARD": () => t("refuse.nocard"),
+  "R-JACK": () => t("refuse.notthat"),
+  "R-QUEEN": () => t("refuse.notthat"),
+  "R-KING": () => t("refuse.notthat"),
+  "R-SPECIAL": () => t("refuse.special"),
+  "R-QUEEN-TARGET": () => t("refuse.queentarget"),
+  "R-OPT-DISCARD": () => t("refuse.take"),
+  "R-TAKE-DISCARD": () => t("refuse.take"),
+  "R-CRISP-ONCE": () => t("refuse.crisponce"),
+  "R-CRISP": () => t("refuse.crisp"),
+  "R-WINDOW-NONE": () => t("refuse.windownone"),
+};
+
+export function ruleSentence(rule) {
+  return RULES[rule]?.() ?? null;
+}

@@ -1,0 +1,279 @@
+// Crisp's table: mount(el) / update(model, ctx) / unmount(). Each update patches the markup into
+// the table's element (shell/morph.js), so only what changed is touched: a face-up look card
+// keeps its element (and does not flip again) when another player taps Ready.
+import { cardName, sentences, t } from "../../i18n.js";
+import { cls, html } from "../../shell/html.js";
+import { patch } from "../../shell/morph.js";
+import { faceMarkup, hydrate } from "./cards.js";
+import { SLOTS, choices } from "./model.js";
+
+const LOW_SECONDS = 10;
+
+const nameOf = (g, seat) => g.players[seat] ?? `#${seat + 1}`;
+const memberOfSeat = (ctx, seat) => ctx.room?.members.find((x) => x.seat === seat);
+
+export function can(g, ctx) {
+  return choices(g, { seat: ctx.seat, now: ctx.now(), playing: ctx.room?.phase === "playing" });
+}
+
+// The face a seat may see in a slot now, and why (null: face down).
+function shown(g, ctx, seat, slot) {
+  const r = g.round;
+  if (r?.phase === "over" && r.hands) return { code: r.hands[seat][SLOTS.indexOf(slot)], why: "reveal" };
+  if (seat !== ctx.seat) return null;
+  if (g.looks[slot]) return { code: g.looks[slot], why: "look" };
+  const f = g.flash[slot];
+  if (f && f.until > performance.now()) return { code: f.card, why: "look" };
+  return null;
+}
+
+function cardButton(g, ctx, seat, slot, big, mode) {
+  const mine = seat === ctx.seat;
+  const face = shown(g, ctx, seat, slot);
+  const where = mine ? t("card.yours", { slot: t(`slot.${slot}`) })
+    : t("card.theirs", { name: nameOf(g, seat), slot: t(`slot.${slot}`) });
+  const state = face ? cardName(face.code) : t("card.facedown");
+  const pickable = ((mode === "swap" || mode === "take" || mode === "queen-mine") && mine)
+    || (mode === "queen-theirs" && !mine);
+  const q = ctx.ui.queen;
+  const chosen = Boolean(q && ((mine && q.slot === slot) || (q.target === seat && q.targetSlot === slot)));
+  const lit = g.highlight.some((h) => h.seat === seat && h.slot === slot);
+  const klass = cls({ card: true, big, small: !big, up: Boolean(face), down: !face, look: face?.why === "look",
+    reveal: face?.why === "reveal", pickable, chosen, lit });
+  const disabled = ctx.tv || (!pickable && !chosen);
+  return html`<button class="${klass}" data-test="${mine ? "my-card" : "card"}" data-key="c${seat}${slot}"
+    data-seat="${seat}" data-slot="${slot}" aria-label="${where}: ${state}${lit ? ` (${t("card.moved")})` : ""}"
+    ${disabled ? html`aria-disabled="true"` : ""}>${face ? faceMarkup(face.code) : ""}</button>`;
+}
+
+function seatBox(g, ctx, seat, mode, order) {
+  const r = g.round;
+  const member = memberOfSeat(ctx, seat);
+  const turn = r?.turn?.seat === seat;
+  const bot = member?.bot || member?.stand_in;
+  const connected = member ? member.connected || Boolean(bot) : false;
+  const klass = cls({ seat: true, turn, offline: !connected, absent: member?.absent, caller: r?.caller === seat,
+    window: r?.window?.seat === seat });
+  return html`<div class="${klass}" data-test="seat" data-seat="${seat}" data-key="s${seat}" data-connected="${connected}"
+    data-order="${order}">
+    <div class="who">
+      ${member?.bot ? "" : html`<span class="dot ${connected ? "on" : "off"}" aria-hidden="true"></span>`}
+      <span class="name">${member?.bot ? nameOf(g, seat).replace(/\s*\(bot\)$/, "") : nameOf(g, seat)}</span>
+      ${turn ? html`<span class="marker" role="img" aria-label="${t("table.turnmark")}">▶</span>` : ""}
+      ${r?.caller === seat ? html`<span class="tag">${t("table.crisptag")}</span>` : ""}
+      ${bot ? html`<span class="tag bot" role="img" aria-label="${t("bot.tag", { level: t(`botlevel.${bot}`) })}">🤖</span>` : ""}
+      ${connected ? "" : html`<span class="tag off" data-test="seat-offline">${member?.absent ? t("seat.away") : t("lobby.offline")}</span>`}
+      <span class="pts">${g.totals[seat] ?? 0}</span>
+    </div>
+    <div class="mini">${SLOTS.map((slot) => cardButton(g, ctx, seat, slot, false, mode))}</div>
+  </div>`;
+}
+
+export function statusText(g, ctx) {
+  const r = g.round;
+  const me = ctx.seat;
+  if (!r) return "";
+  if (me == null) return ctx.tv ? tvStatus(g) : t("table.spectating");
+  const acts = can(g, ctx);
+  const ui = ctx.ui;
+  if (ui.mode === "take") return t("status.takeslot");
+  if (ui.mode === "queen-mine") return t("status.queenmine");
+  if (ui.mode === "queen-theirs") return t("status.queentheirs");
+  if (ui.mode === "queen-confirm") {
+    const q = ui.queen;
+    return t("status.queenconfirm", { slot: t(`slot.${q.slot}`), name: nameOf(g, q.target), tslot: t(`slot.${q.targetSlot}`) });
+  }
+  if (r.phase === "look") return r.ready.includes(me) ? t("status.lookwait") : t("status.look");
+  if (r.phase !== "play") return "";
+  const final = r.caller != null ? (r.caller === me ? t("status.finalyou") : t("status.final", { name: nameOf(g, r.caller) })) : "";
+  const turn = r.turn;
+  if (!turn) return sentences(final, acts.has("crisp") ? t("status.callnow") : "");
+  if (turn.seat === me) {
+    if (g.held) return sentences(final, t("status.holding", { card: cardName(g.held) }), acts.has("swap") ? t("status.swaphint") : "");
+    const extra = turn.draw > 1 || turn.left > 1 ? t("status.yourextra", { n: turn.draw, m: turn.draw + turn.left - 1 }) : "";
+    return sentences(final, extra, acts.has("draw") ? t("status.yourturn") : t("status.yourturnat"));
+  }
+  return sentences(final, playing(g, turn), acts.has("crisp") ? t("status.callnow") : "");
+}
+
+function playing(g, turn) {
+  const who = nameOf(g, turn.seat);
+  return turn.draw > 1 || turn.left > 1
+    ? t("status.playingextra", { name: who, n: turn.draw, m: turn.draw + turn.left - 1 })
+    : t("status.playing", { name: who });
+}
+
+function tvStatus(g) {
+  const r = g.round;
+  if (r.phase === "look") return t("status.tvlook");
+  if (r.phase === "over") return t("feed.reveal");
+  const final = r.caller != null ? t("status.final", { name: nameOf(g, r.caller) }) : "";
+  return sentences(final, r.turn ? playing(g, r.turn) : "");
+}
+
+function actionButtons(g, ctx) {
+  if (ctx.tv || ctx.seat == null) return "";
+  const acts = can(g, ctx);
+  const ui = ctx.ui;
+  const off = !ctx.online;
+  const busy = ctx.pending != null; // one move at a time: the others wait for the server's answer
+  const b = (action, label, extra = "", more = html``) => {
+    const pending = ctx.pending === action;
+    return html`<button class="${cls({ act: true, [extra]: Boolean(extra), pending })}" data-action="${action}"
+      data-key="a-${action}" ${off ? html`disabled aria-describedby="offline-why"` : busy ? html`disabled` : ""}${pending ? html` aria-busy="true"` : ""}
+      ${more}>${label}</button>`;
+  };
+  if (ui.mode === "queen-confirm") return [b("confirm", t("act.confirm"), "primary"), b("cancel", t("act.cancel"))];
+  if (ui.mode) return b("cancel", t("act.cancel"));
+  const out = [];
+  if (acts.has("ready")) out.push(b("ready", t("act.ready"), "primary"));
+  if (acts.has("draw")) out.push(b("draw", t("act.draw"), "primary"));
+  if (acts.has("draw-soon")) out.push(html`<button class="act primary" data-action="draw" data-key="a-draw" disabled>${t("act.draw")}</button>`);
+  if (acts.has("take")) out.push(b("take", t("act.take")));
+  if (acts.has("king")) out.push(b("king", t("act.king"), "primary"));
+  if (acts.has("queen")) out.push(b("queen", t("act.queen"), "primary"));
+  if (acts.has("jack")) out.push(b("jack", t("act.jack"), "primary"));
+  if (acts.has("discard")) out.push(b("discard", t("act.discard")));
+  if (acts.has("crisp")) {
+    out.unshift(b("crisp", html`${t("act.crisp")} <span class="secs"></span>`, "crisp", html`data-countdown="${g.round.window.until}"`));
+  }
+  const r = g.round;
+  if (ctx.host && (r?.phase === "play" || r?.phase === "look")) {
+    for (const x of ctx.room.members) {
+      if (x.seat == null || x.connected || x.bot || x.stand_in) continue;
+      if (r.phase === "play" && g.options.timer == null && !x.absent) out.push(b(`grace-${x.seat}`, t("act.grace", { name: x.name }), "small"));
+      out.push(b(`standin-${x.seat}`, t("bot.standin", { name: x.name }), "small"));
+    }
+  }
+  return out;
+}
+
+// The per-draw clock shows the current draw's time only: from its `at` (not while the previous
+// player's crisp window still runs) to its deadline.
+function countdown(g) {
+  const r = g.round;
+  if (r?.phase === "look" && r.lookUntil != null) {
+    return html`<div class="timer" data-test="timer" data-key="timer-look" data-countdown="${r.lookUntil}" data-span="${r.lookUntil}"
+      data-from="0"><div class="fill"></div><span class="secs"></span></div>`;
+  }
+  if (r?.turn?.deadline != null) {
+    const span = r.turn.deadline - r.turn.at;
+    return html`<div class="timer" data-test="timer" data-key="timer-${r.turn.seat}-${r.turn.draw}" data-countdown="${r.turn.deadline}"
+      data-span="${span}" data-from="${r.turn.at}" data-low="${LOW_SECONDS}"><div class="fill"></div><span class="secs"></span></div>`;
+  }
+  return html`<div class="timer empty" data-key="timer-none"></div>`;
+}
+
+function feedBlock(feed, open) {
+  return html`<section class="${cls({ feed: true, open })}" data-key="feed">
+    <ol role="log" aria-live="polite" aria-label="${t("feed.title")}" data-test="feed">
+      ${feed.map((line) => html`<li data-key="l${line.id}" class="${line.mine ? "mine" : ""}">${line.text}</li>`)}
+    </ol>
+    <button class="feed-toggle" data-action="feed" aria-expanded="${open}" data-test="feed-toggle">${open ? t("menu.close") : t("feed.all")}</button>
+  </section>`;
+}
+
+function pileMarkup(g) {
+  const r = g.round;
+  const top = r?.top
+    ? html`<div class="card big up" role="img" data-key="top${r.top}" aria-label="${t("table.pile")}: ${cardName(r.top)}">${faceMarkup(r.top)}</div>`
+    : html`<div class="card big slot-empty" role="img" data-key="top-none" aria-label="${t("table.pile")}: ${t("table.empty")}"></div>`;
+  return html`<div class="pile" data-test="pile">${top}<span class="count">${t("table.pile")}</span></div>`;
+}
+
+function heldMarkup(g, ctx) {
+  const r = g.round;
+  if (ctx.seat != null && g.held) {
+    return html`<div class="card big up held-card" data-test="held" data-key="held-up" role="img"
+      aria-label="${t("table.held")}: ${cardName(g.held)}">${faceMarkup(g.held)}</div>`;
+  }
+  if (r?.turn?.holding) {
+    return html`<div class="card big down held-card" data-test="held" data-key="held-down" role="img"
+      aria-label="${t("table.heldby", { name: nameOf(g, r.turn.seat) })}"></div>`;
+  }
+  return html`<div class="card big slot-empty" data-test="held" data-key="held-none" aria-hidden="true"></div>`;
+}
+
+// Seats around the table in turn order, you at the bottom: the first ones up the left side, then
+// across the top, then down the right side (a narrow phone shows them in turn order as a grid).
+const SIDES = { 0: [0, 0], 1: [0, 1], 2: [0, 2], 3: [1, 1], 4: [1, 2], 5: [1, 3], 6: [2, 2], 7: [2, 3], 8: [2, 4] };
+
+function sides(order) {
+  const [left, top] = SIDES[order.length];
+  return [["left", order.slice(0, left)], ["top", order.slice(left, left + top)], ["right", order.slice(left + top)]];
+}
+
+export function tableMarkup(g, ctx) {
+  const r = g.round;
+  const me = ctx.seat;
+  const acts = can(g, ctx);
+  const mode = ctx.ui.mode ?? (acts.has("swap") ? "swap" : null);
+  const n = g.players.length;
+  const order = [];
+  for (let k = 1; k <= n; k++) {
+    const seat = me == null ? k - 1 : (me + k) % n;
+    if (seat !== me) order.push(seat);
+  }
+  const others = sides(order).map(([side, seats]) => html`<div class="side ${side}">${seats.map((seat) =>
+    seatBox(g, ctx, seat, mode, order.indexOf(seat)))}</div>`);
+  const deck = r?.deck ?? 0;
+  const klass = cls({ table: true, final: r?.caller != null, tv: ctx.tv, [`n${n}`]: true, spectator: me == null });
+  return html`<main class="${klass}" data-key="table">
+    ${ctx.header}
+    <section class="opponents k${order.length}" aria-label="${t("table.others")}">${others}</section>
+    <section class="center">
+      <div class="deck" data-test="deck" role="img" aria-label="${t("table.deck")}: ${t("table.cards", { n: deck })}">
+        <div class="card big down"></div><span class="count">${deck}</span></div>
+      ${pileMarkup(g)}
+      <div class="held">${heldMarkup(g, ctx)}</div>
+    </section>
+    ${feedBlock(ctx.feed, ctx.feedOpen)}
+    <p class="status" data-test="status">${statusText(g, ctx)}</p>
+    ${countdown(g)}
+    ${me == null ? "" : html`<div class="me-line"><span class="name">${nameOf(g, me)}</span>
+      ${r?.caller === me ? html`<span class="tag">${t("table.crisptag")}</span>` : ""}<span class="pts">${g.totals[me] ?? 0}</span></div>
+      <section class="hand" data-test="hand" aria-label="${t("table.you")}">${SLOTS.map((slot) => cardButton(g, ctx, me, slot, true, mode))}</section>
+      ${ctx.online ? "" : html`<p class="offline-why" id="offline-why" data-test="offline-why">${t("conn.actionsoff")}</p>`}
+      <nav class="actions" data-test="actions" aria-label="${t("table.actions")}">${actionButtons(g, ctx)}</nav>`}
+  </main>`;
+}
+
+// The countdowns run between messages: the seconds left, the bar, and the low-time warning.
+// Returns the seconds left of the current draw when this seat's own time is low (else null).
+export function tick(root, ctx) {
+  const now = ctx.now();
+  let low = null;
+  for (const el of root.querySelectorAll("[data-countdown]")) {
+    const until = Number(el.dataset.countdown);
+    const from = Math.max(now, Number(el.dataset.from ?? now));
+    const left = Math.max(0, until - from) / ctx.speed;
+    const secs = el.querySelector(".secs");
+    const shownSecs = `${Math.ceil(left)}`;
+    if (secs && secs.textContent !== shownSecs) secs.textContent = shownSecs;
+    const fill = el.querySelector(".fill");
+    if (fill) fill.style.transform = `scaleX(${Math.min(1, (left * ctx.speed) / (Number(el.dataset.span) || 1))})`;
+    if (el.dataset.low) {
+      const isLow = left <= Number(el.dataset.low) && now >= Number(el.dataset.from);
+      el.classList.toggle("low", isLow);
+      if (isLow) low = Math.ceil(left);
+    }
+  }
+  return low;
+}
+
+export class Table {
+  mount(el) {
+    this.el = el;
+  }
+
+  update(g, ctx) {
+    patch(this.el, tableMarkup(g, ctx));
+    hydrate(this.el);
+    tick(this.el, ctx);
+  }
+
+  unmount() {
+    if (this.el) this.el.replaceChildren();
+    this.el = null;
+  }
+}

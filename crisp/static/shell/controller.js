@@ -1,0 +1,269 @@
+// The controller (after 2048's GameManager): it owns the model, the connection and the animation
+// queue, with the connection and the renderer injected. Messages queue in order: an engine
+// message's animation runs first, then the game's reducer, then one render. Taps come back here
+// as intents (act, send, ui changes); a tap that cannot be sent is refused aloud, never queued.
+import { t } from "../i18n.js";
+import { gameNow, newClock, syncClock } from "./clock.js";
+
+const PENDING_MS = 6000;
+
+export function newModel(code, { tv = false } = {}) {
+  return {
+    code,
+    tv,
+    room: null, // the last "room" message
+    you: { member: null, seat: null, host: false, name: null },
+    conn: "connecting",
+    everOpen: false,
+    clock: newClock(),
+    v: 0,
+    game: null, // the game's own state (games/index.js)
+    options: null, // the lobby options the controls show
+    optionsSent: null, // the host's last options change, until a "room" carries it
+    ui: {}, // the game's input mode (e.g. a Queen's choice)
+    shell: {}, // the shell's: {scores, feedOpen, confirmKick, qrBig}
+    pending: null, // {action, at}: a tap sent, waiting for the server
+    feed: [], // this round's lines: {id, text, mine}
+    toasts: [], // {id, text, kind}
+    practice: null, // {level, bots}: add the bots, then start
+  };
+}
+
+export class Controller {
+  constructor({ model, connection, renderer, loadGame, effects = {} }) {
+    this.model = model;
+    this.conn = connection;
+    this.renderer = renderer;
+    this.loadGame = loadGame;
+    this.effects = effects; // {sound(name), buzz(pattern), announce(text), keepAwake(on), stored(key, value)}
+    this.game = null;
+    this.queue = Promise.resolve();
+    this.lineId = 0;
+    this.toastId = 0;
+  }
+
+  start() {
+    this.conn.addEventListener("status", (event) => this.onStatus(event.detail));
+    this.conn.addEventListener("message", (event) => {
+      const { msg, arrived } = event.detail;
+      this.queue = this.queue.then(() => this.handle(msg, arrived)).catch((err) => console.warn(err));
+    });
+    if (!this.conn.opened) this.conn.open();
+    this.conn.resume();
+  }
+
+  stop() {
+    this.conn.stop();
+  }
+
+  get online() {
+    return this.model.conn === "open";
+  }
+
+  onStatus(status) {
+    const m = this.model;
+    const was = m.conn;
+    m.conn = status;
+    if (status === "open") {
+      if (m.everOpen && was !== "open") this.toast(t("conn.back"), "ok");
+      m.everOpen = true;
+    } else if (status !== "connecting") {
+      m.pending = null; // an answer cannot come now
+    }
+    if (status.startsWith("closed-")) {
+      this.effects.closed?.(status);
+      return;
+    }
+    this.render();
+  }
+
+  // -- messages ---------------------------------------------------------------------------------
+
+  async handle(msg, arrived = performance.now()) {
+    const m = this.model;
+    if (typeof msg.v === "number" && msg.type !== "error") m.v = Math.max(m.v, msg.v);
+    if (msg.type === "room") await this.ensureGame(msg.game_type);
+    const game = this.game;
+    if (game && game.engine.has(msg.type)) {
+      await this.engineMessage(game, msg, arrived);
+    } else if (msg.type === "welcome") {
+      m.clock.speed = msg.clock_speed;
+      m.you = msg.you;
+      m.optionsSent = null; // a new connection: the room that follows is the truth
+    } else if (msg.type === "room") {
+      this.onRoom(msg);
+    } else if (msg.type === "state") {
+      if (!game) await this.ensureGame(m.room?.game_type);
+      m.you = msg.you;
+      syncClock(m.clock, msg.now);
+      this.game.fromView(m.game, msg.view);
+      m.ui = {};
+      m.pending = null;
+    } else if (msg.type === "error") {
+      this.onError(msg);
+    } else if (msg.type === "left") {
+      this.effects.left?.();
+      return;
+    }
+    this.render();
+  }
+
+  async ensureGame(type) {
+    if (this.game && this.game.type === (type || "crisp")) return;
+    this.game = await this.loadGame(type || "crisp");
+    this.model.game = this.game.newGame();
+    if (!this.model.options) this.model.options = { ...this.game.options.defaults };
+  }
+
+  async engineMessage(game, msg, arrived) {
+    const m = this.model;
+    const seat = m.you.seat;
+    const line = game.describe(m.game, msg, seat);
+    if (this.renderer.visible()) {
+      await game.animate({ you: { seat }, players: m.game.players, round: m.game.round }, msg, arrived);
+    }
+    syncClock(m.clock, msg.t);
+    game.apply(m.game, msg, seat);
+    if (msg.type === "round") m.feed = [];
+    if (line) this.addLine(line, msg.seat === seat && seat != null);
+    if (msg.type !== "look" && msg.type !== "clock") m.pending = null;
+    if (["turn", "turn_end", "reveal", "round"].includes(msg.type)) m.ui = {};
+    const moment = game.moment(m.game, msg, seat);
+    if (moment) this.effects.moment?.(moment, msg);
+    if (msg.type === "timeout") this.toast(line, "warn");
+    if (msg.type === "turn" && msg.seat === seat && msg.draw === 1) this.effects.announce?.(t("announce.yourturn"));
+    if (msg.type === "crisp") this.effects.announce?.(line);
+    if (msg.type === "look" && msg.seat === seat && msg.why !== "deal") setTimeout(() => this.render(), 3050);
+  }
+
+  addLine(text, mine) {
+    this.lineId += 1;
+    this.model.feed.push({ id: this.lineId, text, mine });
+    if (this.model.feed.length > 200) this.model.feed.shift();
+  }
+
+  onRoom(msg) {
+    const m = this.model;
+    m.room = msg;
+    if (["start", "continue", "rematch", "leave"].includes(m.pending?.action)) m.pending = null;
+    const mine = msg.members.find((x) => x.id === m.you.member);
+    if (mine) m.you = { ...m.you, seat: msg.phase === "lobby" ? null : mine.seat, host: mine.host, name: mine.name };
+    if (msg.phase === "lobby") this.takeOptions(msg.options);
+    this.effects.keepAwake?.(msg.phase === "playing" || msg.phase === "between");
+    if (m.practice && msg.phase === "lobby" && m.you.host) this.practiceStep(msg);
+  }
+
+  // Practice against the computer: the bots are asked for once, then the game starts as soon as
+  // they are seated.
+  practiceStep(room) {
+    const p = this.model.practice;
+    const bots = room.members.filter((x) => x.bot).length;
+    if (!p.asked) {
+      p.asked = true;
+      for (let i = bots; i < p.bots; i++) this.conn.send({ type: "add_bot", level: p.level });
+    } else if (bots >= p.bots) {
+      this.model.practice = null;
+      this.conn.send({ type: "start" });
+    }
+  }
+
+  // The host's last change stands until a "room" carries it: the answer to an earlier change, still
+  // on its way, must neither flick the controls back nor become the base of the next change.
+  takeOptions(options) {
+    const m = this.model;
+    const sent = m.optionsSent;
+    if (sent && this.game && !this.game.options.same(options, sent)) return;
+    m.optionsSent = null;
+    m.options = options;
+  }
+
+  onError(msg) {
+    const m = this.model;
+    m.pending = null;
+    m.ui = {};
+    if (msg.code === "stale" || msg.code === "bad_version") {
+      this.conn.send({ type: "sync" });
+      this.toast(t("refuse.stale"), "warn");
+      return;
+    }
+    console.info("refused:", msg.code, msg.rule || "", msg.message);
+    if (msg.about === "options" && m.room) {
+      m.optionsSent = null; // not taken: the controls show the room's options again
+      m.options = m.room.options;
+    }
+    const words = (msg.rule && this.game?.ruleSentence(msg.rule)) || REFUSALS[msg.code]?.() || msg.message;
+    this.toast(t("refuse.said", { why: words }), "error");
+  }
+
+  // -- intents from the page --------------------------------------------------------------------
+
+  send(msg) {
+    if (this.conn.send(msg)) return true;
+    this.toast(t("conn.notsent"), "error");
+    this.render();
+    return false;
+  }
+
+  act(action, fields = {}) {
+    const m = this.model;
+    if (!this.send({ type: "act", v: m.v, do: action, ...fields })) return false;
+    m.ui = {};
+    m.pending = { action, at: performance.now() };
+    setTimeout(() => {
+      if (m.pending?.action === action && performance.now() - m.pending.at >= PENDING_MS - 50) {
+        m.pending = null;
+        this.toast(t("conn.noanswer"), "warn");
+        this.conn.send({ type: "sync" });
+        this.render();
+      }
+    }, PENDING_MS);
+    return true;
+  }
+
+  setOptions(options) {
+    const m = this.model;
+    if (!this.send({ type: "options", ...this.game.options.body(options) })) return;
+    m.options = options; // a second change before the server's "room" must not undo this one
+    m.optionsSent = options;
+  }
+
+  toast(text, kind = "info", ms = 3500) {
+    if (!text) return;
+    this.toastId += 1;
+    const id = this.toastId;
+    this.model.toasts = [...this.model.toasts.slice(-2), { id, text, kind }];
+    setTimeout(() => {
+      this.model.toasts = this.model.toasts.filter((x) => x.id !== id);
+      this.render();
+    }, ms);
+  }
+
+  ctx() {
+    const m = this.model;
+    return {
+      seat: m.you.seat,
+      host: m.you.host,
+      room: m.room,
+      now: () => gameNow(m.clock),
+      speed: m.clock.speed,
+      ui: m.ui,
+      online: this.online,
+      pending: m.pending?.action ?? null,
+      tv: m.tv,
+      feed: m.feed,
+      feedOpen: Boolean(m.shell.feedOpen),
+    };
+  }
+
+  render() {
+    this.renderer.render(this);
+  }
+}
+
+const REFUSALS = {
+  forbidden: () => t("refuse.forbidden"),
+  bad_phase: () => t("refuse.phase"),
+  rate_limited: () => t("refuse.rate"),
+  internal: () => t("refuse.internal"),
+  not_found: () => t("refuse.notfound"),
+};

@@ -1,0 +1,62 @@
+// The shell's renderer: the frame (connection banner, stage, results frame, toasts) patched into
+// #app, the lobby frame or the game's table in the stage. Only what changed is touched.
+import { t } from "../i18n.js";
+import { html } from "./html.js";
+import { patch } from "./morph.js";
+import { connBanner, lobbyScreen, resultsFrame, roomHeader, rulesLink, toasts } from "./screens.js";
+import { tvLobby } from "./tv.js";
+
+export class Renderer {
+  constructor(root, { sound, verify }) {
+    this.root = root;
+    this.table = null;
+    this.sound = sound; // () -> on?
+    this.verify = verify; // () -> the fairness module, or null
+  }
+
+  visible() {
+    return document.visibilityState === "visible";
+  }
+
+  render(c) {
+    const m = c.model;
+    const game = c.game;
+    if (!m.room || !game) return;
+    const phase = m.room.phase;
+    const g = m.game;
+    const over = phase === "between" || phase === "over";
+    const scoresOnly = Boolean(m.shell.scores) && !(over && g.lastReveal);
+    const showResults = phase !== "lobby" && ((over && g.lastReveal) || m.shell.scores);
+    const results = showResults
+      ? resultsFrame(m, game.results.title(g),
+        html`${game.results.body(g, { scoresOnly })}${scoresOnly ? html`<p class="menu-rules">${rulesLink()}</p>` : ""}`,
+        { scoresOnly, verify: Boolean(!scoresOnly && this.verify()) })
+      : "";
+    patch(this.root, html`${connBanner(m)}<div id="stage" data-keep></div>${results}${toasts(m)}`);
+    const stage = this.root.querySelector("#stage");
+    if (phase === "lobby" || !g.round) {
+      this.unmountTable();
+      patch(stage, m.tv ? tvLobby(m) : lobbyScreen(m, game.options.form(m.options ?? game.options.defaults, m.you.host)));
+      return;
+    }
+    if (!this.table) {
+      stage.replaceChildren();
+      this.table = new game.Table();
+      this.table.mount(stage);
+    }
+    const ctx = c.ctx();
+    ctx.header = roomHeader(m, g.round ? t("table.round", { n: g.round.number }) : "", this.sound());
+    if (m.tv) ctx.header = html`${ctx.header}${tvLobby(m, { aside: true })}`;
+    this.table.update(g, ctx);
+  }
+
+  unmountTable() {
+    if (this.table) this.table.unmount();
+    this.table = null;
+  }
+
+  tick(c) {
+    if (!this.table || !c.game) return null;
+    return c.game.tick(this.root.querySelector("#stage"), c.ctx());
+  }
+}
