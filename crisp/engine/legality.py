@@ -130,12 +130,15 @@ def _crisp(r: Round, a: A.Action) -> None:
         return
     if r.phase is PLAY and seat == r.turn and r.started:
         raise IllegalAction("R-CRISP", "crisp is called when your turn has ended")
-    ended = r.ended.get(seat)
-    if ended is None:
-        raise IllegalAction("R-CRISP", f"seat {seat} has no turn that just ended")
-    if ended == "timeout" and r.last_ender == seat:
-        raise IllegalAction("R-WINDOW-NONE", "a turn that ran out of time opens no window")
-    raise IllegalAction("R-WINDOW", f"seat {seat}'s crisp window has closed")
+    if seat == r.last_ender:
+        if r.ended[seat] == "timeout":
+            raise IllegalAction("R-WINDOW-NONE", "a turn that ran out of time opens no window")
+        raise IllegalAction("R-WINDOW", f"seat {seat}'s crisp window has closed")  # 3 s passed
+    if seat == r.closed_early:  # the next player's turn ended before the 3 s
+        raise IllegalAction("R-WINDOW", f"seat {seat}'s crisp window has closed")
+    # A seat whose turn is not the one that just ended, even one whose window closed earlier in
+    # the round: only the player whose turn has just ended may call.
+    raise IllegalAction("R-CRISP", f"seat {seat} has no turn that just ended")
 
 
 CHECKS: dict[type[A.Action], Callable[[Round, A.Action], None]] = {

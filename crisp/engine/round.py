@@ -72,6 +72,8 @@ class Round:
         self.window_until: Ms = 0
         self.ended: dict[int, str] = {}  # how each seat's last turn ended: "turn" or "timeout"
         self.last_ender: int | None = None
+        # The seat whose crisp window the latest turn's end closed early (R-WINDOW), or None.
+        self.closed_early: int | None = None
         self.caller: int | None = None
         self.final_left = 0
         self.final_seats: list[int] = []
@@ -390,7 +392,10 @@ class Round:
         seat = self.turn
         now = self.now
         self.deadline = None
-        self.window_seat = None  # the previous player's window closes as this turn ends
+        self.closed_early = early = self.window_seat
+        if early is not None:  # R-WINDOW: the previous player's window closes as this turn ends
+            self.window_seat = None
+            self._say(E.WindowClosedEvent(self._t(), early))
         self.ended[seat] = "timeout" if timed_out else "turn"
         self.last_ender = seat
         window: Ms | None = None
