@@ -155,7 +155,14 @@ class ReadyEvent(Event):
 class TurnEvent(Event):
     """A draw becomes due: the start of a turn (``draw`` 1) or an extra draw after a King. Sent to
     everyone. The seat may draw (or take from the pile) from ``at`` on; with a deadline, the draw
-    times out at ``deadline`` (R-TIMER, R-TIMEOUT)."""
+    times out at ``deadline`` (R-TIMER, R-TIMEOUT).
+
+    A turn's first ``turn`` comes with the ``turn_end`` of the turn before, while that player's
+    crisp window is still open. A call in that window (R-WINDOW) makes the turn under way the first
+    final turn although its ``turn`` said ``final`` false: no ``turn`` is sent again for a draw
+    (its new version would make that seat's action in flight ``stale``). The ``crisp`` message
+    tells it instead: its ``final`` begins with that seat. Every later ``turn`` (the same turn's
+    extra draws after a King, the other final turns) and the view's ``turn.final`` say true."""
 
     type: ClassVar[str] = "turn"
     seat: Seat = field(metadata=_doc("whose draw it is"))
@@ -175,12 +182,8 @@ class TurnEvent(Event):
     )
     final: bool = field(
         metadata=_doc(
-            "a final turn (R-FINAL-TURNS): the call came before this draw became due. A turn's "
-            "first `turn` is sent as the previous turn ends, while that player's crisp window is "
-            "still open: a call in that window makes the turn already under way the first final "
-            "turn, though its `turn` said false (a `turn` is never sent again for the same draw). "
-            "The `crisp` message says so (its `final` starts with that seat); the turn's later "
-            "`turn`s (a King's extra draws) and the view's `turn.final` say true"
+            "a final turn (R-FINAL-TURNS): crisp was called before this draw became due (so "
+            "false for the draw under way when the call comes: see above)"
         )
     )
 
