@@ -19,6 +19,7 @@ from crisp.engine.timing import Ms, Seconds, Timing, to_ms, to_seconds
 from crisp.engine.views import round_view
 
 RECORD_FORMAT = "crisp-record/1"
+#: R-PLAYERS: a table seats 2 to 8 players (the one number a server imports for its seats).
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 
 
