@@ -11,6 +11,7 @@ lists, as the wire has them: treat an event's lists as read-only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from enum import Enum
 from typing import Annotated, Any, ClassVar, Literal
@@ -51,13 +52,22 @@ def _doc(text: str) -> dict[str, str]:
     return {DOC: text}
 
 
+class _Stored:
+    """Where an event keeps its values: its wire dict, in one slot."""
+
+    __slots__ = ("_wire",)
+    _wire: Message
+
+
 @dataclass(frozen=True, slots=True)
-class Event:
+class Event(_Stored):
     """A message of the engine. ``type`` names it on the wire.
 
-    ``__init__`` and ``to_wire`` are made per class by ``_with_wire``: the engine makes several
-    events per action, and the dataclass's own frozen ``__init__`` (an ``object.__setattr__`` call
-    by field name for each field) would cost three times what the dict of a message alone did.
+    An event keeps its field values in its wire dict (``_with_wire`` makes, per class, the
+    ``__init__`` that builds it in one dict literal and the read-only field properties that read
+    it): the engine makes several events per action, and a dataclass's frozen ``__init__`` (an
+    ``object.__setattr__`` call per field) cost several times what the dict alone did. It is as
+    frozen as any frozen dataclass, and compares, prints and copies like one.
     """
 
     type: ClassVar[str] = ""
@@ -70,30 +80,39 @@ class Event:
 
     def to_wire(self) -> Message:
         """The JSON-ready message: ``type``, then the fields in order (a new dict each time)."""
-        raise NotImplementedError
+        return self._wire.copy()
+
+    def __reduce__(self) -> tuple[Callable[..., Event], tuple[Any, ...]]:
+        """Copies and pickles are made again by ``__init__``, from the field values."""
+        return self.__class__, tuple(getattr(self, f.name) for f in fields(self))
+
+
+def _field_property(name: str, omitted: bool) -> property:
+    if omitted:
+        return property(lambda self: self._wire.get(name), doc=f"the event's {name}")
+    return property(lambda self: self._wire[name], doc=f"the event's {name}")
 
 
 def _with_wire(cls: type[Event]) -> type[Event]:
-    """Give ``cls`` a fast ``__init__`` (each field set through its slot's descriptor, as
-    frozen as before) and a ``to_wire`` that builds the message in one dict literal."""
+    """Give ``cls`` its ``__init__``, which stores the wire dict built in one literal (``type``
+    first, then the fields in order, an ``OMIT`` field only when not None), and a read-only
+    property per field."""
     every = fields(cls)
-    names = [f.name for f in every]
     kept = [f.name for f in every if not f.metadata.get(OMIT)]
     omitted = [f.name for f in every if f.metadata.get(OMIT)]
     params = [f.name if f.default is MISSING else f"{f.name}=_default_{f.name}" for f in every]
-    init = [f"def __init__(self, {', '.join(params)}):"]
-    init += [f"    _set_{n}(self, {n})" for n in names]
-    items = [f"'type': {cls.type!r}", *(f"{n!r}: self.{n}" for n in kept)]
-    wire = ["def to_wire(self):", f"    wire = {{{', '.join(items)}}}"]
-    wire += [f"    if self.{n} is not None: wire[{n!r}] = self.{n}" for n in omitted]
-    wire.append("    return wire")
-    namespace: dict[str, Any] = {f"_set_{n}": getattr(cls, n).__set__ for n in names}
+    items = [f"'type': {cls.type!r}", *(f"{n!r}: {n}" for n in kept)]
+    init = [f"def __init__(self, {', '.join(params)}):", f"    wire = {{{', '.join(items)}}}"]
+    init += [f"    if {n} is not None: wire[{n!r}] = {n}" for n in omitted]
+    init.append("    _set_wire(self, wire)")
+    namespace: dict[str, Any] = {"_set_wire": vars(_Stored)["_wire"].__set__}
     namespace.update({f"_default_{f.name}": f.default for f in every if f.default is not MISSING})
-    exec("\n".join(init + wire), namespace)  # code made from the class's own field names only
-    for name in ("__init__", "to_wire"):
-        function = namespace[name]
-        function.__qualname__ = f"{cls.__name__}.{name}"
-        setattr(cls, name, function)
+    exec("\n".join(init), namespace)  # code made from the class's own field names only
+    function = namespace["__init__"]
+    function.__qualname__ = f"{cls.__name__}.__init__"
+    setattr(cls, "__init__", function)  # noqa: B010
+    for f in every:
+        setattr(cls, f.name, _field_property(f.name, f.name in omitted))
     return cls
 
 

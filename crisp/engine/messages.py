@@ -18,6 +18,9 @@ from crisp.engine.events import Event, Message
 __all__ = ["Message", "Out", "deliver", "dumps_stream", "encode", "stream"]
 
 
+_tuple_new = tuple.__new__  # NamedTuple's own __new__ is a Python call: twice the cost
+
+
 class Out(NamedTuple):
     to: int | None
     msg: Message
@@ -26,7 +29,7 @@ class Out(NamedTuple):
     @classmethod
     def of(cls, to: int | None, event: Event) -> Out:
         """The event addressed to ``to``, with its wire form."""
-        return cls(to, event.to_wire(), event)
+        return _tuple_new(cls, (to, event.to_wire(), event))
 
     def for_seat(self, seat: int | None) -> bool:
         """Whether ``seat`` (None: a spectator) is sent this message."""

@@ -88,7 +88,7 @@ class Round:
         """The deal's messages: the round for everyone, then each seat's start look."""
         self._say(
             E.RoundEvent(
-                t=self._t(),
+                t=to_seconds(self.now),
                 round=self.number,
                 dealer=self.dealer,
                 first=self.first,
@@ -157,7 +157,7 @@ class Round:
         seat = self.window_seat
         assert seat is not None
         self.window_seat = None
-        self._say(E.WindowClosedEvent(self._t(), seat))
+        self._say(E.WindowClosedEvent(to_seconds(self.now), seat))
 
     def _timeout(self) -> None:
         """R-TIMEOUT: the player loses the rest of the turn, with no crisp window."""
@@ -173,7 +173,7 @@ class Round:
             card = None
             lost = self.left  # between extra draws: every remaining one is lost
         self.deadline = None
-        self._say(E.TimeoutEvent(self._t(), self.turn, card, lost))
+        self._say(E.TimeoutEvent(to_seconds(self.now), self.turn, card, lost))
         self._end_turn(timed_out=True)
 
     # -- actions ----------------------------------------------------------------------------------
@@ -193,14 +193,14 @@ class Round:
         elif kind is A.Swap or kind is A.TakeDiscard:
             self._swap(action.slot, kind is A.TakeDiscard)  # type: ignore[attr-defined]
         elif kind is A.Discard:
-            self._say(E.DiscardEvent(self._t(), self.turn, self._play_off()))
+            self._say(E.DiscardEvent(to_seconds(self.now), self.turn, self._play_off()))
             self._resolved()
         elif kind is A.Ready:
             self._ready(action.seat)
         elif kind is A.Crisp:
             self._crisp(action.seat)
         elif kind is A.Jack:
-            self._say(E.JackEvent(self._t(), self.turn, self._play_off()))
+            self._say(E.JackEvent(to_seconds(self.now), self.turn, self._play_off()))
             self._look_now(self.turn, MIDDLE, "jack")  # R-JACK
             self._resolved()
         elif kind is A.Queen:
@@ -209,13 +209,13 @@ class Round:
         elif kind is A.King:
             card = self._play_off()
             self.left += 2  # R-KING
-            self._say(E.KingEvent(self._t(), self.turn, card, self.left - 1))
+            self._say(E.KingEvent(to_seconds(self.now), self.turn, card, self.left - 1))
             self._resolved()
 
     def _ready(self, seat: int) -> None:
         self.ready[seat] = True
         self.unready -= 1
-        self._say(E.ReadyEvent(self._t(), seat))
+        self._say(E.ReadyEvent(to_seconds(self.now), seat))
         if self.unready == 0:
             self.phase = PLAY
             self._begin_turn(self.first, self.now)
@@ -227,10 +227,10 @@ class Round:
         self.held = card
         self.started = True
         self.knowledge.saw(self.number, self.now, card, seat, "draw")
-        ts = self._t()
+        ts = to_seconds(self.now)
         count = len(self.deck)
         mine, theirs = E.DrawEvent(ts, seat, count, card), E.DrawEvent(ts, seat, count)
-        self.out += (Out(seat, mine.to_wire(), mine), Out(~seat, theirs.to_wire(), theirs))
+        self.out += (Out.of(seat, mine), Out.of(~seat, theirs))
 
     def _swap(self, slot: int, take: bool) -> None:
         """R-SWAP (the drawn card) or R-TAKE-DISCARD (the pile's top) into ``slot``; the
@@ -248,7 +248,7 @@ class Round:
             self.held = None
         self._to_pile(old)
         kind = E.TakeEvent if take else E.SwapEvent
-        self._say(kind(self._t(), seat, SLOTS[slot], old))
+        self._say(kind(to_seconds(self.now), seat, SLOTS[slot], old))
         self._resolved()
 
     def _queen(self, slot: int, target: int, target_slot: int) -> None:
@@ -259,7 +259,7 @@ class Round:
         mine[slot], theirs[target_slot] = theirs[target_slot], mine[slot]
         self._say(
             E.QueenEvent(
-                t=self._t(),
+                t=to_seconds(self.now),
                 seat=seat,
                 slot=SLOTS[slot],
                 target=target,
@@ -280,24 +280,20 @@ class Round:
         self.window_seat = None
         self.final_left = self.n - 1
         self.final_seats = [(seat + k) % self.n for k in range(1, self.n)]
-        self._say(E.CrispEvent(self._t(), seat, list(self.final_seats)))
+        self._say(E.CrispEvent(to_seconds(self.now), seat, list(self.final_seats)))
 
     # -- transitions ------------------------------------------------------------------------------
 
-    def _t(self) -> float:
-        """The current time, as a message's ``t``."""
-        return to_seconds(self.now)
-
     def _say(self, event: E.Event) -> None:
         """A message to everyone."""
-        self.out.append(Out(None, event.to_wire(), event))
+        self.out.append(Out.of(None, event))
 
     def _pop_deck(self) -> str:
         if not self.deck:
             # R-RECYCLE: the pile turned over, unshuffled: the first card discarded is on top.
             self.pile.reverse()
             self.deck, self.pile = self.pile, []
-            self._say(E.RecycleEvent(self._t(), len(self.deck)))
+            self._say(E.RecycleEvent(to_seconds(self.now), len(self.deck)))
         return self.deck.pop()
 
     def _play_off(self) -> str:
@@ -319,8 +315,8 @@ class Round:
         self.knowledge.saw(self.number, self.now, card, seat, why)
         if keep:
             self.open_looks.append((seat, slot, card, why))
-        look = E.LookEvent(self._t(), seat, SLOTS[slot], card, why)
-        self.out.append(Out(seat, look.to_wire(), look))
+        look = E.LookEvent(to_seconds(self.now), seat, SLOTS[slot], card, why)
+        self.out.append(Out.of(seat, look))
 
     def _resolved(self) -> None:
         """A draw is resolved: the next extra draw is due now, or the turn is over."""
@@ -370,7 +366,7 @@ class Round:
         self.open_looks = []  # a change of the game: a Jack's or Queen's look is over
         self.deadline = deadline
         when = None if deadline is None else to_seconds(deadline)
-        self._say(E.ClockEvent(self._t(), self.turn, when))
+        self._say(E.ClockEvent(to_seconds(self.now), self.turn, when))
 
     def _due(self, at: Ms) -> None:
         """A draw becomes due at ``at`` (R-TIMER counts from then)."""
@@ -378,7 +374,7 @@ class Round:
         self.deadline = self._deadline_from(at)
         self._say(
             E.TurnEvent(  # positional, as every event of a hot path: t, seat, draw, left, …
-                self._t(),
+                to_seconds(self.now),
                 self.turn,
                 self.draw_no,
                 self.left,
@@ -395,7 +391,7 @@ class Round:
         self.closed_early = early = self.window_seat
         if early is not None:  # R-WINDOW: the previous player's window closes as this turn ends
             self.window_seat = None
-            self._say(E.WindowClosedEvent(self._t(), early))
+            self._say(E.WindowClosedEvent(to_seconds(self.now), early))
         self.ended[seat] = "timeout" if timed_out else "turn"
         self.last_ender = seat
         window: Ms | None = None
@@ -413,7 +409,7 @@ class Round:
         nxt = (seat + 1) % self.n
         self._say(
             E.TurnEndEvent(
-                self._t(),
+                to_seconds(self.now),
                 seat,
                 None if window is None else to_seconds(window),  # window_until
                 None if done else nxt,  # next
