@@ -34,7 +34,7 @@ def test_every_message_is_its_event_on_the_wire() -> None:
     for out in _outs(40):
         event = out.event
         assert isinstance(event, E.EVENTS[out.msg["type"]])
-        assert out.msg == event.to_wire() and out.msg is not event.to_wire()
+        assert out.msg == event.to_wire() and out.msg is not event.to_wire()  # a copy
         names = [f.name for f in dataclasses.fields(event)]
         if isinstance(event, E.DrawEvent) and event.card is None:
             names.remove("card")

@@ -1,7 +1,8 @@
 """Who is sent what: every change of the game yields ``Out(to, msg, event)`` records.
 
-``event`` is the typed message (``crisp.engine.events``) and ``msg`` its wire form, made once by
-``event.to_wire()``: what a server sends and what ``stream`` returns. ``to`` is None for everyone
+``event`` is the typed message (``crisp.engine.events``) and ``msg`` its wire form, made once with
+the event (read-only: ``event.to_wire()`` gives a copy to change): what a server sends and what
+``stream`` returns. ``to`` is None for everyone
 (every seat and every spectator), a seat number ``s >= 0`` for that seat alone (a private message),
 or ``~s`` (negative) for everyone but seat ``s``: the public twin of a private message, such as a
 draw without its card.
@@ -28,8 +29,9 @@ class Out(NamedTuple):
 
     @classmethod
     def of(cls, to: int | None, event: Event) -> Out:
-        """The event addressed to ``to``, with its wire form."""
-        return _tuple_new(cls, (to, event.to_wire(), event))
+        """The event addressed to ``to``, with its wire form: the event's own dict (made once,
+        when the event was), so ``msg`` is read-only like the event; copy it to change it."""
+        return _tuple_new(cls, (to, event._wire, event))
 
     def for_seat(self, seat: int | None) -> bool:
         """Whether ``seat`` (None: a spectator) is sent this message."""
