@@ -2,10 +2,9 @@
 
 ``event`` is the typed message (``crisp.engine.events``) and ``msg`` its wire form, made once with
 the event (read-only: ``event.to_wire()`` gives a copy to change): what a server sends and what
-``stream`` returns. ``to`` is None for everyone
-(every seat and every spectator), a seat number ``s >= 0`` for that seat alone (a private message),
-or ``~s`` (negative) for everyone but seat ``s``: the public twin of a private message, such as a
-draw without its card.
+``stream`` returns. ``to`` is None for everyone (every seat and every spectator), a seat number
+``s >= 0`` for that seat alone (a private message), or ``~s`` (negative) for everyone but seat
+``s``: the public twin of a private message, such as a draw without its card.
 """
 
 from __future__ import annotations
