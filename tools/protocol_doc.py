@@ -521,6 +521,8 @@ def constants() -> dict[str, str]:
         "VIEW_SEAT": view_example()[0]["round"]["you"]["seat"],
     }
     values.update({name: setting(name) for name in Settings.model_fields})
+    prefix = Settings.model_config.get("env_prefix", "")
+    values.update({f"ENV_{name}": f"{prefix}{name}".upper() for name in Settings.model_fields})
     values.update({k: v for k, v in vars(C).items() if k.startswith("CLOSE_")})
     return {k: str(v) for k, v in values.items()}
 
