@@ -150,6 +150,7 @@ class _RoundState:
     revealed: list[list[str]] | None = None
     drawn_positions: set[int] = field(default_factory=set)  # positions of the round's deck
     recycled: bool = False
+    window: int | None = None  # the seat whose crisp window is open (R-WINDOW), as announced
 
 
 def deal(deck: Sequence[str], dealer: int, players: int) -> tuple[list[dict[str, str]], list[str]]:
@@ -569,16 +570,23 @@ class Tracker:
         seat = self._seat_of(msg)
         if seat is not None and rnd.drawn[seat] is not None:
             self.fail_msg(msg, f"MODEL: turn ended while seat {seat} holds {rnd.drawn[seat]}")
+        if rnd.window is not None:  # docs/protocol.md: window_closed comes first
+            self.fail_msg(msg, f"DOC: seat {rnd.window}'s window closed with no window_closed")
+        rnd.window = seat if msg.get("window_until") is not None else None
 
     def _on_window_closed(self, msg: Mapping[str, Any], allowed: dict[str, str]) -> None:
-        self._need_round(msg)
+        rnd = self._need_round(msg)
+        seat = self._seat_of(msg)
+        if seat is None or seat != rnd.window:
+            self.fail_msg(msg, f"DOC: window_closed for seat {seat}, whose window is not open")
+        rnd.window = None
 
     def _on_clock(self, msg: Mapping[str, Any], allowed: dict[str, str]) -> None:
         self._seat_of(msg)
         self._need_round(msg)
 
     def _on_crisp(self, msg: Mapping[str, Any], allowed: dict[str, str]) -> None:
-        self._need_round(msg)
+        self._need_round(msg).window = None  # the window was used: it closes with no message
 
     def _on_reveal(self, msg: Mapping[str, Any], allowed: dict[str, str]) -> None:
         rnd = self._need_round(msg)

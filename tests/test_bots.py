@@ -426,30 +426,3 @@ def test_tables_of_one_level_finish(level: str) -> None:
             options = ALL_OPTIONS[(players * 3 + g) % len(ALL_OPTIONS)]
             played = play_levels([level] * players, options, g, strict=True, max_actions=5000)
             assert played.over and not played.illegal
-
-
-def test_human_pace_keeps_calls_inside_the_window() -> None:
-    """``human_time`` delays a decision a little, keeps a call inside its window (before the
-    next player may start) and a play before its deadline; the game accepts it then."""
-    from crisp.bots.pace import human_time
-    from crisp.engine.rng import Rng
-
-    rng = Rng(3)
-    options = Options(timer=30)
-    bots = make_bots(["hard", "random", "normal"], options, 8)
-    seen = 0
-
-    def check(game: Game, seat: int, decision: Decision) -> None:
-        nonlocal seen
-        t = human_time(bots[seat], decision, rng)
-        r = game.round
-        assert t >= decision[0]
-        if decision[1]["do"] == "crisp":
-            assert to_ms(t) <= r.window_until - 1000  # before the next player may start
-            seen += 1
-        nxt = r.next_deadline()
-        if nxt is None or to_ms(t) < nxt:
-            game.verify(A.from_record({**decision[1], "seat": seat}), t)
-
-    play_game(bots, options, 8, strict=True, check=check)
-    assert seen > 0

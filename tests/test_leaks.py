@@ -680,6 +680,13 @@ TAMPERS: dict[str, tuple[int | None, Any, str]] = {
     ),
     # The model must notice a missing message (here the draw of 8H): what follows is wrong.
     "missing draw": (None, _remove(_first("draw", seat=0)), "MODEL"),
+    # R-WINDOW (docs/protocol.md): a window closes with a window_closed before the next turn_end.
+    "missing window_closed": (1, _remove(_first("window_closed")), "no window_closed"),
+    "window_closed of no window": (
+        None,
+        _insert(_first("ready"), {"type": "window_closed", "t": 1.0, "seat": 1}),
+        "whose window is not open",
+    ),
     "unknown type": (
         None,
         _insert(_first("ready"), {"type": "peek", "t": 0.5, "seat": 0}),

@@ -1,9 +1,10 @@
 """The documented protocol (docs/protocol.md) against the models and the running server.
 
-- docs/protocol.md is exactly what ``python -m crisp.server.protocol_doc`` makes from the models.
+- docs/protocol.md is exactly what ``python tools/protocol_doc.py`` makes from the models and the
+  template (and the script does not import the web application).
 - Every message of many random engine games (absent seats and clock restarts included), with the
-  server's ``v``, validates against ``events.ServerEvent``, and goes to the audience the document
-  says; ``game.view`` at many points validates against ``events.View``.
+  server's ``v``, validates against ``wire.ServerEvent``, and goes to the audience the document
+  says; ``game.view`` at many points validates against ``wire.View``.
 - The engine message types and fields of docs/engine.md's table are exactly the models'.
 - On a real server, every message every client received (seats, a watcher, a member who leaves, a
   seat that is given a grace and comes back) validates against the union of the server's models,
@@ -16,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import difflib
 import re
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -28,10 +31,11 @@ from wsclient import Client, Player
 from crisp.engine import Options
 from crisp.engine.messages import Out
 from crisp.engine.simulate import Policy, play_random
-from crisp.server import events as E
+from crisp.games.crisp import wire as E
+from crisp.server import app, wsloop
 from crisp.server import protocol as P
-from crisp.server import protocol_doc
 from crisp.server.app import Joined
+from tools import protocol_doc
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "protocol.md"
@@ -49,8 +53,9 @@ def _options(i: int) -> Options:
 
 
 def test_protocol_doc_is_generated_from_the_models() -> None:
-    """docs/protocol.md is up to date: regenerating it from protocol.py and events.py gives the
-    committed file byte for byte (its examples validate against their models on the way)."""
+    """docs/protocol.md is up to date: regenerating it from protocol.py, wire.py and the template
+    gives the committed file byte for byte (its examples validate against their models on the
+    way)."""
     expected = protocol_doc.render()
     actual = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
     if actual != expected:
@@ -59,6 +64,29 @@ def test_protocol_doc_is_generated_from_the_models() -> None:
                                       "docs/protocol.md", "generated", n=1))[:60]
         )  # fmt: skip
         pytest.fail(f"docs/protocol.md is out of date: run `{protocol_doc.COMMAND}`\n{diff}")
+
+
+def test_protocol_doc_tool_stands_apart_from_the_app_and_does_not_ship() -> None:
+    """tools/protocol_doc.py imports no web application (it runs in a fresh process without
+    loading ``crisp.server.app``), its copies of the app's numbers and HTTP bodies agree with the
+    app, and the Docker image, which copies ``crisp/`` only, never holds it."""
+    code = (
+        "import sys; import tools.protocol_doc as d; d.render(); "
+        "assert 'crisp.server.app' not in sys.modules and 'fastapi' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+    assert protocol_doc.FLOOD_LIMIT == wsloop.FLOOD_LIMIT
+    assert protocol_doc.FLOOD_ANSWER_EVERY == wsloop.FLOOD_REPORT_EVERY
+    for ours, theirs in ((P.JoinRequest, app.JoinRequest), (P.Joined, app.Joined),
+                         (P.CreateRequest, app.CreateRequest)):
+        shape = {n: (f.annotation, f.is_required()) for n, f in ours.model_fields.items()}
+        assert shape == {n: (f.annotation, f.is_required()) for n, f in theirs.model_fields.items()}
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    ignore = (ROOT / ".dockerignore").read_text(encoding="utf-8").split()
+    copies = [line for line in dockerfile.splitlines() if line.startswith("COPY")]
+    assert "COPY crisp ./crisp" in copies and not any("tools" in line for line in copies)
+    assert ignore[ignore.index("*")] == "*" and "!crisp/" in ignore  # an allow-list: crisp/ only
+    assert not any(entry.startswith("!tools") for entry in ignore)
 
 
 def test_doc_has_a_section_for_every_message_both_ways() -> None:

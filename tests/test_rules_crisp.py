@@ -94,6 +94,36 @@ def test_r_window_closed_early_worked_case() -> None:
     assert game.round.caller == 1
 
 
+def test_r_window_closed_early_sends_window_closed_before_the_turn_end() -> None:
+    """R-WINDOW: seat 0's window closes as soon as seat 1's turn ends (2.5 s, before its 3 s):
+    ``window_closed`` says so, just before seat 1's ``turn_end`` (its own window opening)."""
+    game, _ = stacked_game(HANDS3, DRAWS)
+    play_turn(game, 0, 0)
+    game.apply(A.Draw(1), 2.1)
+    outs = game.apply(A.Discard(1), 2.5)
+    kinds = [o.msg["type"] for o in outs]
+    assert kinds == ["discard", "window_closed", "turn_end", "turn"]
+    assert outs[1].msg == {"type": "window_closed", "t": 2.5, "seat": 0}
+    assert outs[1].to is None  # to everyone
+    assert game.next_deadline() == 5.5  # seat 1's window; seat 0's closes only once
+    assert [o.msg["type"] for o in game.advance(5.5)] == ["window_closed"]
+
+
+def test_r_crisp_not_by_a_seat_whose_window_closed_earlier_in_the_round() -> None:
+    """R-CRISP, not R-WINDOW: seat 0's window closed at 3 s and seat 1's turn has ended since;
+    seat 0's turn is not the one that just ended, so its call is refused as R-CRISP. The seat
+    whose window the latest turn's end closed early still gets R-WINDOW (its window closed)."""
+    game, _ = stacked_game(HANDS3, DRAWS)
+    play_turn(game, 0, 0)
+    game.advance(3)  # seat 0's window closes by time
+    play_turn(game, 1, 3)  # seat 1's turn ends at 3 s: its window is open until 6 s
+    assert refused(game, A.Crisp(0), 3.5) == "R-CRISP"
+    game.apply(A.Draw(2), 5)
+    game.apply(A.Discard(2), 5.5)  # closes seat 1's window early
+    assert refused(game, A.Crisp(1), 5.6) == "R-WINDOW"
+    assert refused(game, A.Crisp(0), 5.6) == "R-CRISP"  # seat 0's turn is due, not begun
+
+
 def test_r_edges_call_at_exactly_three_seconds_is_late() -> None:
     """R-EDGES: a call at exactly 3 s is too late; at 2.999 s it counts."""
     game, _ = stacked_game(HANDS3, DRAWS)

@@ -405,9 +405,12 @@ def test_refused_calls(server: ServerProcess) -> None:
                 err = await refusal(ca, "crisp")
                 assert (err["code"], err.get("rule")) == ("illegal", "R-WINDOW")
                 if teb["t"] < te["window_until"]:
-                    # Closed by the next turn's end, not by time: no window_closed was sent.
-                    assert not [m for m in ca.received[te_i:j]
-                                if kind("window_closed", seat=ca.seat)(m)]  # fmt: skip
+                    # Closed by the next turn's end, not by time: window_closed says so, at that
+                    # turn's end, just before its turn_end.
+                    closed = [m for m in ca.received[te_i:j]
+                              if kind("window_closed", seat=ca.seat)(m)]  # fmt: skip
+                    assert [m["t"] for m in closed] == [teb["t"]], closed
+                    assert ca.received[j - 1] == closed[0], ca.received[j - 1]
                     break
                 c, te_i = cb, teb_i  # too slow under load: try on the next turn
             else:

@@ -1,7 +1,7 @@
 """The bot interface: a client of one seat, honest by construction.
 
 A ``Bot`` is given exactly the messages its seat is sent (``observe``, in order) or a reconnect
-snapshot (``load_view``), keeps its own model of the table from them (``Table``) and answers
+snapshot (``load_view``), keeps its own model of the table from them (``TableModel``) and answers
 ``decide(now)`` with the action it wants next and the earliest game time at which it may take it.
 It never sees the engine: whatever it knows came through its seat's messages. Given its seed and
 its messages it is deterministic: the same messages give the same decisions.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from crisp.bots.table import LOOK, PLAY, Msg, Table
+from crisp.bots.table import LOOK, PLAY, Msg, TableModel
 from crisp.engine.rng import Rng
 
 Action = dict[str, Any]
@@ -35,7 +35,7 @@ class Bot:
         self.seat = seat
         self.level = level
         self.rng = Rng(seed)
-        self.table = Table(seat, players, options)
+        self.table = TableModel(seat, players, options)
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._memo_round = -1
         self._intent: Decision | None = None

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from crisp.bots.base import Action, Bot
 from crisp.bots.table import Msg
-from crisp.engine.cards import SLOTS, VALUE
+from crisp.engine.cards import JACK, KING, QUEEN, SLOTS, VALUE
 
 
 class NormalBot(Bot):
@@ -58,13 +58,13 @@ class NormalBot(Bot):
     def choose_play(self, card: str) -> Action | None:
         rank = card[0]
         hand = self.table.hand
-        if rank == "K":
+        if rank == KING:
             return {"do": "king"}
-        if rank == "J":
+        if rank == JACK:
             return {"do": "jack"} if hand[1] is None else {"do": "discard"}
         slot = self.worst()
         est = self.estimates()[slot]
-        if rank == "Q":
+        if rank == QUEEN:
             if hand[slot] is not None and est >= 8:
                 n = self.table.n
                 target = (self.seat + 1 + self.pick(n - 1)) % n

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from crisp.engine.cards import VALUE
+from crisp.engine.cards import KING, QUEEN, SPECIAL_RANKS, VALUE
 
 #: The mean value of a full deck: (4·45 + 16·10) / 52.
 DECK_MEAN = 340 / 52
@@ -26,10 +26,10 @@ class Pool:
         specials = kings = queens = 0
         for card in cards:
             rank = card[0]
-            if rank in "JQK":
+            if rank in SPECIAL_RANKS:
                 specials += 1
-                kings += rank == "K"
-                queens += rank == "Q"
+                kings += rank == KING
+                queens += rank == QUEEN
             else:
                 counts[VALUE[card]] += 1
         self.counts = counts

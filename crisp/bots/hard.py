@@ -27,7 +27,7 @@ from typing import Any
 
 from crisp.bots.base import Action, Bot
 from crisp.bots.estimate import Pool, normal_above
-from crisp.engine.cards import SLOT_INDEX, SLOTS, VALUE
+from crisp.engine.cards import JACK, KING, QUEEN, SLOT_INDEX, SLOTS, SPECIAL_RANKS, VALUE
 
 #: P(a discarded or replaced card's value band) for a random player and for a good one: the
 #: evidence that updates the odds that an opponent plays well.
@@ -111,7 +111,7 @@ class HardBot(Bot):
         self.skill[seat] = min(6.0, max(-6.0, self.skill[seat] + evidence))
 
     def _read_discard(self, seat: int, card: str) -> None:
-        if card[0] in "JQK":
+        if card[0] in SPECIAL_RANKS:
             return
         value = VALUE[card]
         self._learn(seat, _band_ratio(value))
@@ -200,24 +200,24 @@ class HardBot(Bot):
 
     def _card_gain(self, card: str, worst: float, pool: Pool) -> float:
         rank = card[0]
-        if rank == "K":
+        if rank == KING:
             return 2 * pool.draw_gain(worst)
-        if rank == "Q":
+        if rank == QUEEN:
             return 1.5
-        if rank == "J":
+        if rank == JACK:
             return 0.5 if self.table.hand[1] is None else 0.0
         return max(0.0, worst - VALUE[card])
 
     def choose_play(self, card: str) -> Action | None:
         rank = card[0]
         tb = self.table
-        if rank == "K":
+        if rank == KING:
             return {"do": "king"}
-        if rank == "J":
+        if rank == JACK:
             return {"do": "jack"} if tb.hand[1] is None else {"do": "discard"}
         pool = Pool(tb.unseen())
         est = self._mine(pool)
-        if rank == "Q":
+        if rank == QUEEN:
             return self._queen(pool, est) or {"do": "discard"}
         slot = self._worst(est)
         if est[slot] > VALUE[card]:
@@ -292,7 +292,7 @@ class HardBot(Bot):
             worst = max(m for m, _ in means)
             nxt = upcoming[k - 1] if k - 1 < len(upcoming) else None
             if nxt is not None:
-                gain = max(0.0, worst - VALUE[nxt]) if nxt[0] not in "JQK" else 0.0
+                gain = max(0.0, worst - VALUE[nxt]) if nxt[0] not in SPECIAL_RANKS else 0.0
             else:
                 gain = pool.draw_gain(worst)
             shift, spread = self.bias(seat)

@@ -11,7 +11,7 @@ time out (4%); when its crisp window opens it calls (20%).
 from __future__ import annotations
 
 from crisp.bots.base import Action, Bot
-from crisp.engine.cards import SLOTS
+from crisp.engine.cards import JACK, KING, QUEEN, SLOTS
 
 
 class RandomBot(Bot):
@@ -45,9 +45,9 @@ class RandomBot(Bot):
         if self._times_out():
             return None
         rank = card[0]
-        if rank == "K":
+        if rank == KING:
             return {"do": "king"}
-        if rank == "Q":
+        if rank == QUEEN:
             if self.chance(self.p_special):
                 n = self.table.n
                 target = (self.seat + 1 + self.pick(n - 1)) % n
@@ -58,7 +58,7 @@ class RandomBot(Bot):
                     "target_slot": SLOTS[self.pick(3)],
                 }
             return {"do": "discard"}
-        if rank == "J":
+        if rank == JACK:
             return {"do": "jack"} if self.chance(self.p_special) else {"do": "discard"}
         if self.chance(self.p_swap):
             return {"do": "swap", "slot": SLOTS[self.pick(3)]}

@@ -1,11 +1,11 @@
 """A seat's own model of the table, built only from the messages that seat is sent.
 
-``Table`` is what a bot knows: the public state (whose turn, the clocks, the discard pile, every
-public move) and what its seat saw (its looks, its draws). It never reads the engine. It follows
-cards as far as the messages allow: a card's location is known when this seat saw it land there
-(a look, its own swap, a take from the pile, a Queen moving a card it knew), and the deck order is
-known after a recycle (the pile turned over, unshuffled: R-RECYCLE). Levels use as much of it as
-their strategy allows (``easy`` even forgets some of it).
+``TableModel`` is what a bot knows: the public state (whose turn, the clocks, the discard pile,
+every public move) and what its seat saw (its looks, its draws). It never reads the engine. It
+follows cards as far as the messages allow: a card's location is known when this seat saw it land
+there (a look, its own swap, a take from the pile, a Queen moving a card it knew), and the deck
+order is known after a recycle (the pile turned over, unshuffled: R-RECYCLE). Levels use as much of
+it as their strategy allows (``easy`` even forgets some of it).
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from crisp.engine.cards import SLOT_INDEX, SORTED_DECK, VALUE
+from crisp.engine.phase import Phase
 
 Msg = dict[str, Any]
-LOOK, PLAY, OVER = "look", "play", "over"
+LOOK, PLAY, OVER = Phase.LOOK, Phase.PLAY, Phase.OVER  # the wire's "look", "play", "over"
 
 
-class Table:
+class TableModel:
     """Everything one seat knows, from its messages (``observe``) or a snapshot (``load_view``)."""
 
     def __init__(self, seat: int, players: list[str], options: dict[str, Any]) -> None:
@@ -63,7 +64,6 @@ class Table:
         self.left = 0
         self.at = 0.0  # when the current draw is (or was) due
         self.deadline: float | None = None
-        self.final_turn = False
         self.turns = 0  # turn messages this round (a key for per-draw decisions)
         self.my_turns = 0  # this seat's turns begun this round
         self.started = False  # the current player drew or took this turn
@@ -155,7 +155,6 @@ class Table:
         self.left = msg["left"]
         self.at = float(msg["at"])
         self.deadline = msg.get("deadline")
-        self.final_turn = bool(msg.get("final")) or self.caller is not None
         self.turns += 1
         self.holding = False
         self.held = None
@@ -269,8 +268,6 @@ class Table:
         self.caller = msg["seat"]
         self.final_seats = list(msg["final"])
         self.window_seat = None
-        if self.turn is not None and self.turn != self.caller:
-            self.final_turn = True
 
     def _reveal(self, msg: Msg) -> None:
         self.phase = OVER
@@ -323,7 +320,6 @@ class Table:
             self.left = turn["left"]
             self.at = float(turn["at"])
             self.deadline = turn.get("deadline")
-            self.final_turn = bool(turn.get("final"))
             self.turns = 1
             self.my_turns = 1
             self.holding = bool(turn.get("holding"))
@@ -349,24 +345,24 @@ class Table:
 
 
 _HANDLERS = {
-    "game": Table._game,
-    "round": Table._round,
-    "look": Table._look,
-    "ready": Table._ready,
-    "turn": Table._turn,
-    "recycle": Table._recycle,
-    "draw": Table._draw,
-    "swap": Table._swap,
-    "discard": Table._discard,
-    "jack": Table._jack,
-    "queen": Table._queen,
-    "king": Table._king,
-    "take": Table._take,
-    "timeout": Table._timeout,
-    "turn_end": Table._turn_end,
-    "window_closed": Table._window_closed,
-    "crisp": Table._crisp,
-    "reveal": Table._reveal,
-    "game_over": Table._game_over,
-    "clock": Table._clock,
+    "game": TableModel._game,
+    "round": TableModel._round,
+    "look": TableModel._look,
+    "ready": TableModel._ready,
+    "turn": TableModel._turn,
+    "recycle": TableModel._recycle,
+    "draw": TableModel._draw,
+    "swap": TableModel._swap,
+    "discard": TableModel._discard,
+    "jack": TableModel._jack,
+    "queen": TableModel._queen,
+    "king": TableModel._king,
+    "take": TableModel._take,
+    "timeout": TableModel._timeout,
+    "turn_end": TableModel._turn_end,
+    "window_closed": TableModel._window_closed,
+    "crisp": TableModel._crisp,
+    "reveal": TableModel._reveal,
+    "game_over": TableModel._game_over,
+    "clock": TableModel._clock,
 }

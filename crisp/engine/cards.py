@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
@@ -17,9 +18,11 @@ VALUE: dict[str, int] = {
 }
 
 JACK, QUEEN, KING = "J", "Q", "K"
-SPECIAL_RANKS = frozenset("JQK")
+SPECIAL_RANKS = frozenset((JACK, QUEEN, KING))
 
-SLOTS: tuple[str, str, str] = ("left", "middle", "right")
+#: A slot of a hand, by name (the wire's and the record's).
+SlotName = Literal["left", "middle", "right"]
+SLOTS: tuple[SlotName, SlotName, SlotName] = ("left", "middle", "right")
 SLOT_INDEX: dict[str, int] = {name: i for i, name in enumerate(SLOTS)}
 LEFT, MIDDLE, RIGHT = 0, 1, 2
 #: R-LOOK-START and R-QUEEN-LOOK: the slots a player may look at.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from crisp.engine import events as E
 from crisp.engine.actions import Action
 from crisp.engine.cards import check_deck
 from crisp.engine.errors import IllegalAction
@@ -20,6 +21,7 @@ from crisp.engine.views import round_view
 
 RECORD_FORMAT = "crisp-record/1"
 Shuffle = Fairness | LegacySeed
+#: R-PLAYERS: a table seats 2 to 8 players (the one number a server imports for its seats).
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 
 
@@ -158,18 +160,9 @@ class Game:
         self.rounds.append(r)
         self._log.append({"dealer": dealer, "deck": list(cards), "actions": []})
         if number == 1:
-            r.out.append(
-                Out(
-                    None,
-                    {
-                        "type": "game",
-                        "t": 0.0,
-                        "players": list(self.players),
-                        "options": self.options.to_record(),
-                        **self._fair_fields(),
-                    },
-                )
-            )
+            game = E.GameEvent(t=0.0, players=list(self.players), options=self.options.to_record(),
+                               **self._fair_fields())
+            r.out.append(Out.of(None, game))
         r.deal_messages()
         # Seats still absent from an earlier round time out from the start of this one.
         r.cutoff = [0 if away else None for away in self.absent]
@@ -281,35 +274,19 @@ class Game:
         scores = r.scores or []
         self.totals = [a + b for a, b in zip(self.totals, scores, strict=True)]
         ts = to_seconds(r.ended_at if r.ended_at is not None else r.now)
-        r.out.append(
-            Out(
-                None,
-                {
-                    "type": "reveal",
-                    "t": ts,
-                    "caller": r.caller,
-                    "hands": [list(h) for h in r.hands],
-                    "scores": list(scores),
-                    "totals": list(self.totals),
-                },
-            )
+        assert r.caller is not None  # R-NO-CALL: only a call ends a round
+        hands = [list(h) for h in r.hands]
+        reveal = E.RevealEvent(
+            t=ts, caller=r.caller, hands=hands, scores=list(scores), totals=list(self.totals)
         )
+        r.out.append(Out.of(None, reveal))
         winners = game_winners(self.totals, self.options.limit)
         if winners is not None:
             self.over = True
             self.winners = winners
-            r.out.append(
-                Out(
-                    None,
-                    {
-                        "type": "game_over",
-                        "t": ts,
-                        "totals": list(self.totals),
-                        "winners": list(winners),
-                        **self._fair_fields(),
-                    },
-                )
-            )
+            over = E.GameOverEvent(t=ts, totals=list(self.totals), winners=list(winners),
+                                   **self._fair_fields())
+            r.out.append(Out.of(None, over))
 
     def _take_out(self) -> list[Out]:
         self._settle()

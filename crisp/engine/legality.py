@@ -11,20 +11,19 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from crisp.engine import actions as A
-from crisp.engine.cards import SLOTS
+from crisp.engine.cards import JACK, KING, QUEEN, SLOTS, is_special
 from crisp.engine.errors import IllegalAction
+from crisp.engine.phase import LOOK, OVER, PLAY
 
 if TYPE_CHECKING:
     from crisp.engine.round import Round
 
-LOOK, PLAY, OVER = 0, 1, 2
-
 
 def _in_play(r: Round, seat: int) -> None:
     """Shared checks of every action taken in a turn: phase, then whose turn it is."""
-    if r.phase == LOOK:
+    if r.phase is LOOK:
         raise IllegalAction("R-LOOK-PHASE", "the first turn starts after the look")
-    if r.phase == OVER:
+    if r.phase is OVER:
         raise IllegalAction("R-FINAL-TURNS", "the round is over")
     if seat != r.turn:
         raise IllegalAction("R-TURN", f"it is seat {r.turn}'s turn, not seat {seat}'s")
@@ -39,9 +38,9 @@ def _holding(r: Round, seat: int, rule: str, what: str) -> str:
 
 
 def _ready(r: Round, a: A.Action) -> None:
-    if r.phase == OVER:
+    if r.phase is OVER:
         raise IllegalAction("R-FINAL-TURNS", "the round is over")
-    if r.phase != LOOK:
+    if r.phase is not LOOK:
         raise IllegalAction("R-LOOK-PHASE", "the look phase is over")
     if r.ready[a.seat]:
         raise IllegalAction("R-LOOK-PHASE", f"seat {a.seat} is ready already")
@@ -63,17 +62,21 @@ def _draw(r: Round, a: A.Action) -> None:
 
 def _swap(r: Round, a: A.Action) -> None:
     card = _holding(r, a.seat, "R-SWAP", "swap")
-    if card[0] in "JQK":
+    if is_special(card):
         raise IllegalAction("R-SPECIAL", f"a drawn {card} can never be swapped into a hand")
 
 
 def _discard(r: Round, a: A.Action) -> None:
     card = _holding(r, a.seat, "R-DISCARD", "discard")
-    if card[0] == "K":
+    if card[0] == KING:
         raise IllegalAction("R-SPECIAL", f"a drawn King ({card}) must be used, then discarded")
 
 
-SPECIAL_NAMES = {"J": ("R-JACK", "a Jack"), "Q": ("R-QUEEN", "a Queen"), "K": ("R-KING", "a King")}
+SPECIAL_NAMES = {
+    JACK: ("R-JACK", "a Jack"),
+    QUEEN: ("R-QUEEN", "a Queen"),
+    KING: ("R-KING", "a King"),
+}
 
 
 def _using(r: Round, a: A.Action, rank: str) -> None:
@@ -85,16 +88,16 @@ def _using(r: Round, a: A.Action, rank: str) -> None:
 
 
 def _jack(r: Round, a: A.Action) -> None:
-    _using(r, a, "J")
+    _using(r, a, JACK)
 
 
 def _king(r: Round, a: A.Action) -> None:
-    _using(r, a, "K")
+    _using(r, a, KING)
 
 
 def _queen(r: Round, a: A.Action) -> None:
     assert isinstance(a, A.Queen)
-    _using(r, a, "Q")
+    _using(r, a, QUEEN)
     if not (0 <= a.slot < 3 and 0 <= a.target_slot < 3):
         raise IllegalAction("R-QUEEN", "a Queen swaps a left, middle or right card")
     if isinstance(a.target, bool) or not 0 <= a.target < r.n:
@@ -119,20 +122,23 @@ def _take(r: Round, a: A.Action) -> None:
 
 def _crisp(r: Round, a: A.Action) -> None:
     seat = a.seat
-    if r.phase == OVER:
+    if r.phase is OVER:
         raise IllegalAction("R-FINAL-TURNS", "the round is over")
     if r.caller is not None:
         raise IllegalAction("R-CRISP-ONCE", f"seat {r.caller} has called crisp this round")
     if r.window_seat == seat:
         return
-    if r.phase == PLAY and seat == r.turn and r.started:
+    if r.phase is PLAY and seat == r.turn and r.started:
         raise IllegalAction("R-CRISP", "crisp is called when your turn has ended")
-    ended = r.ended.get(seat)
-    if ended is None:
-        raise IllegalAction("R-CRISP", f"seat {seat} has no turn that just ended")
-    if ended == "timeout" and r.last_ender == seat:
-        raise IllegalAction("R-WINDOW-NONE", "a turn that ran out of time opens no window")
-    raise IllegalAction("R-WINDOW", f"seat {seat}'s crisp window has closed")
+    if seat == r.last_ender:
+        if r.ended[seat] == "timeout":
+            raise IllegalAction("R-WINDOW-NONE", "a turn that ran out of time opens no window")
+        raise IllegalAction("R-WINDOW", f"seat {seat}'s crisp window has closed")  # 3 s passed
+    if seat == r.closed_early:  # the next player's turn ended before the 3 s
+        raise IllegalAction("R-WINDOW", f"seat {seat}'s crisp window has closed")
+    # A seat whose turn is not the one that just ended, even one whose window closed earlier in
+    # the round: only the player whose turn has just ended may call.
+    raise IllegalAction("R-CRISP", f"seat {seat} has no turn that just ended")
 
 
 CHECKS: dict[type[A.Action], Callable[[Round, A.Action], None]] = {
@@ -162,11 +168,11 @@ def verify(r: Round, action: A.Action) -> None:
 def legal_actions(r: Round, seat: int) -> list[A.Action]:
     """Every action ``seat`` may take at ``r.now``, each of which ``verify`` accepts."""
     out: list[A.Action] = []
-    if r.phase == LOOK:
+    if r.phase is LOOK:
         if not r.ready[seat]:
             out.append(A.Ready(seat))
         return out
-    if r.phase != PLAY:
+    if r.phase is not PLAY:
         return out
     if r.caller is None and r.window_seat == seat:
         out.append(A.Crisp(seat))
@@ -180,13 +186,13 @@ def legal_actions(r: Round, seat: int) -> list[A.Action]:
                 out.extend(A.TakeDiscard(seat, s) for s in range(3))
         return out
     rank = card[0]
-    if rank == "K":
+    if rank == KING:
         out.append(A.King(seat))
         return out
     out.append(A.Discard(seat))
-    if rank == "J":
+    if rank == JACK:
         out.append(A.Jack(seat))
-    elif rank == "Q":
+    elif rank == QUEEN:
         out.extend(
             A.Queen(seat, s, target, ts)
             for s in range(3)

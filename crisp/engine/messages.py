@@ -1,22 +1,36 @@
-"""Who is sent what: every change of the game yields ``Out(to, msg)`` records.
+"""Who is sent what: every change of the game yields ``Out(to, msg, event)`` records.
 
-``to`` is None for everyone (every seat and every spectator), a seat number ``s >= 0`` for that
-seat alone (a private message), or ``~s`` (negative) for everyone but seat ``s``: the public twin
-of a private message, such as a draw without its card.
+``event`` is the typed message (``crisp.engine.events``) and ``msg`` its wire form, made once with
+the event (read-only: ``event.to_wire()`` gives a copy to change): what a server sends and what
+``stream`` returns. ``to`` is None for everyone (every seat and every spectator), a seat number
+``s >= 0`` for that seat alone (a private message), or ``~s`` (negative) for everyone but seat
+``s``: the public twin of a private message, such as a draw without its card.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-Message = dict[str, Any]
+from crisp.engine.events import Event, Message
+
+__all__ = ["Message", "Out", "deliver", "dumps_stream", "encode", "stream"]
+
+
+_tuple_new = tuple.__new__  # NamedTuple's own __new__ is a Python call: twice the cost
 
 
 class Out(NamedTuple):
     to: int | None
     msg: Message
+    event: Event
+
+    @classmethod
+    def of(cls, to: int | None, event: Event) -> Out:
+        """The event addressed to ``to``, with its wire form: the event's own dict (made once,
+        when the event was), so ``msg`` is read-only like the event; copy it to change it."""
+        return _tuple_new(cls, (to, event._wire, event))
 
     def for_seat(self, seat: int | None) -> bool:
         """Whether ``seat`` (None: a spectator) is sent this message."""
@@ -38,7 +52,7 @@ def deliver(outs: Iterable[Out], inboxes: list[list[Message]]) -> None:
     inboxes past the last seat for spectators. The same audiences as ``Out.for_seat``, in one pass.
     """
     seats = len(inboxes)
-    for to, msg in outs:
+    for to, msg, _ in outs:
         if to is None:
             for box in inboxes:
                 box.append(msg)

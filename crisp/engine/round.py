@@ -7,18 +7,18 @@ Every change appends ``Out`` messages to ``self.out``, which the game hands on a
 
 from __future__ import annotations
 
-from typing import Any
-
 from crisp.engine import actions as A
-from crisp.engine.cards import SLOTS
+from crisp.engine import events as E
+from crisp.engine.cards import LOOKABLE, MIDDLE, SLOTS
 from crisp.engine.knowledge import Knowledge
-from crisp.engine.legality import LOOK, OVER, PLAY, legal_actions, verify
+from crisp.engine.legality import legal_actions, verify
 from crisp.engine.messages import Out
 from crisp.engine.options import Options
+from crisp.engine.phase import LOOK, OVER, PLAY
 from crisp.engine.scoring import round_scores
 from crisp.engine.timing import Ms, Timing, to_seconds
 
-PHASE_NAMES = ("look", "play", "over")
+_new_out = tuple.__new__
 
 
 class Round:
@@ -78,6 +78,8 @@ class Round:
         self.lag_used: int = 0
         self.ended: dict[int, str] = {}  # how each seat's last turn ended: "turn" or "timeout"
         self.last_ender: int | None = None
+        # The seat whose crisp window the latest turn's end closed early (R-WINDOW), or None.
+        self.closed_early: int | None = None
         self.caller: int | None = None
         self.final_left = 0
         self.final_seats: list[int] = []
@@ -91,28 +93,30 @@ class Round:
     def deal_messages(self) -> None:
         """The deal's messages: the round for everyone, then each seat's start look."""
         self._say(
-            "round",
-            round=self.number,
-            dealer=self.dealer,
-            first=self.first,
-            deck=len(self.deck),
-            look_until=to_seconds(self.look_until),
+            E.RoundEvent(
+                t=to_seconds(self.now),
+                round=self.number,
+                dealer=self.dealer,
+                first=self.first,
+                deck=len(self.deck),
+                look_until=to_seconds(self.look_until),
+            )
         )
         for seat in range(self.n):
-            for slot in (0, 2):  # R-LOOK-START; open while the look phase lasts (views.py)
+            for slot in LOOKABLE:  # R-LOOK-START; open while the look phase lasts (views.py)
                 self._look_now(seat, slot, "deal", keep=False)
 
     # -- queries ----------------------------------------------------------------------------------
 
     @property
     def over(self) -> bool:
-        return self.phase == OVER
+        return self.phase is OVER
 
     def next_deadline(self) -> Ms | None:
         """The next time at which ``advance`` changes the round, or None."""
-        if self.phase == LOOK:
+        if self.phase is LOOK:
             return self.look_until
-        if self.phase != PLAY:
+        if self.phase is not PLAY:
             return None
         nxt = self.window_until if self.window_seat is not None else None
         if self.deadline is not None and (nxt is None or self.deadline < nxt):
@@ -138,7 +142,7 @@ class Round:
             if nxt is None or nxt > t:
                 break
             self.now = nxt
-            if self.phase == LOOK:
+            if self.phase is LOOK:
                 self._end_look()
             elif self.window_seat is not None and self.window_until == nxt:
                 self._close_window()  # on a tie with a timeout, the window closes first
@@ -153,10 +157,13 @@ class Round:
         self._begin_turn(self.first, self.now)
 
     def _close_window(self) -> None:
+        """R-WINDOW: the open crisp window closes with no call (its 3 s passed, or the next
+        player's turn ended first)."""
         self.open_looks = []
         seat = self.window_seat
+        assert seat is not None
         self.window_seat = None
-        self._say("window_closed", seat=seat)
+        self._say(E.WindowClosedEvent(to_seconds(self.now), seat))
 
     def _timeout(self) -> None:
         """R-TIMEOUT: the player loses the rest of the turn, with no crisp window."""
@@ -172,7 +179,7 @@ class Round:
             card = None
             lost = self.left  # between extra draws: every remaining one is lost
         self.deadline = None
-        self._say("timeout", seat=self.turn, card=card, lost=lost)
+        self._say(E.TimeoutEvent(to_seconds(self.now), self.turn, card, lost))
         self._end_turn(timed_out=True)
 
     # -- actions ----------------------------------------------------------------------------------
@@ -192,15 +199,15 @@ class Round:
         elif kind is A.Swap or kind is A.TakeDiscard:
             self._swap(action.slot, kind is A.TakeDiscard)  # type: ignore[attr-defined]
         elif kind is A.Discard:
-            self._say("discard", seat=self.turn, card=self._play_off())
+            self._say(E.DiscardEvent(to_seconds(self.now), self.turn, self._play_off()))
             self._resolved()
         elif kind is A.Ready:
             self._ready(action.seat)
         elif kind is A.Crisp:
             self._crisp(action.seat)
         elif kind is A.Jack:
-            self._say("jack", seat=self.turn, card=self._play_off())
-            self._look_now(self.turn, 1, "jack")  # R-JACK
+            self._say(E.JackEvent(to_seconds(self.now), self.turn, self._play_off()))
+            self._look_now(self.turn, MIDDLE, "jack")  # R-JACK
             self._resolved()
         elif kind is A.Queen:
             assert isinstance(action, A.Queen)
@@ -208,13 +215,13 @@ class Round:
         elif kind is A.King:
             card = self._play_off()
             self.left += 2  # R-KING
-            self._say("king", seat=self.turn, card=card, left=self.left - 1)
+            self._say(E.KingEvent(to_seconds(self.now), self.turn, card, self.left - 1))
             self._resolved()
 
     def _ready(self, seat: int) -> None:
         self.ready[seat] = True
         self.unready -= 1
-        self._say("ready", seat=seat)
+        self._say(E.ReadyEvent(to_seconds(self.now), seat))
         if self.unready == 0:
             self.phase = PLAY
             self._begin_turn(self.first, self.now)
@@ -228,10 +235,8 @@ class Round:
         self.knowledge.saw(self.number, self.now, card, seat, "draw")
         ts = to_seconds(self.now)
         count = len(self.deck)
-        self.out.append(
-            Out(seat, {"type": "draw", "t": ts, "seat": seat, "deck": count, "card": card})
-        )
-        self.out.append(Out(~seat, {"type": "draw", "t": ts, "seat": seat, "deck": count}))
+        mine, theirs = E.DrawEvent(ts, seat, count, card), E.DrawEvent(ts, seat, count)
+        self.out += (Out.of(seat, mine), Out.of(~seat, theirs))
 
     def _swap(self, slot: int, take: bool) -> None:
         """R-SWAP (the drawn card) or R-TAKE-DISCARD (the pile's top) into ``slot``; the
@@ -248,7 +253,8 @@ class Round:
             hand[slot] = card
             self.held = None
         self._to_pile(old)
-        self._say("take" if take else "swap", seat=seat, slot=SLOTS[slot], card=old)
+        kind = E.TakeEvent if take else E.SwapEvent
+        self._say(kind(to_seconds(self.now), seat, SLOTS[slot], old))
         self._resolved()
 
     def _queen(self, slot: int, target: int, target_slot: int) -> None:
@@ -258,17 +264,19 @@ class Round:
         mine, theirs = self.hands[seat], self.hands[target]
         mine[slot], theirs[target_slot] = theirs[target_slot], mine[slot]
         self._say(
-            "queen",
-            seat=seat,
-            slot=SLOTS[slot],
-            target=target,
-            target_slot=SLOTS[target_slot],
-            card=card,
+            E.QueenEvent(
+                t=to_seconds(self.now),
+                seat=seat,
+                slot=SLOTS[slot],
+                target=target,
+                target_slot=SLOTS[target_slot],
+                card=card,
+            )
         )
         # R-QUEEN-LOOK: a card arriving in a left or right slot is looked at, by either player.
-        if slot != 1:
+        if slot in LOOKABLE:
             self._look_now(seat, slot, "queen")
-        if target_slot != 1:
+        if target_slot in LOOKABLE:
             self._look_now(target, target_slot, "queen")
         self._resolved()
 
@@ -278,20 +286,20 @@ class Round:
         self.window_seat = None
         self.final_left = self.n - 1
         self.final_seats = [(seat + k) % self.n for k in range(1, self.n)]
-        self._say("crisp", seat=seat, final=list(self.final_seats))
+        self._say(E.CrispEvent(to_seconds(self.now), seat, list(self.final_seats)))
 
     # -- transitions ------------------------------------------------------------------------------
 
-    def _say(self, kind: str, **fields: Any) -> None:
-        """A message to everyone, stamped with the current time."""
-        self.out.append(Out(None, {"type": kind, "t": to_seconds(self.now), **fields}))
+    def _say(self, event: E.Event) -> None:
+        """A message to everyone (``Out.of(None, event)``, inlined: the engine's hottest path)."""
+        self.out.append(_new_out(Out, (None, event._wire, event)))
 
     def _pop_deck(self) -> str:
         if not self.deck:
             # R-RECYCLE: the pile turned over, unshuffled: the first card discarded is on top.
             self.pile.reverse()
             self.deck, self.pile = self.pile, []
-            self._say("recycle", deck=len(self.deck))
+            self._say(E.RecycleEvent(to_seconds(self.now), len(self.deck)))
         return self.deck.pop()
 
     def _play_off(self) -> str:
@@ -306,16 +314,15 @@ class Round:
         self.pile.append(card)
         self.knowledge.saw(self.number, self.now, card, None, "pile")  # R-SEE-PUBLIC
 
-    def _look_now(self, seat: int, slot: int, why: str, keep: bool = True) -> None:
+    def _look_now(self, seat: int, slot: int, why: E.LookWhy, keep: bool = True) -> None:
         """R-SEE-LOOK: ``seat`` looks once at its own ``slot``, now, privately; the look stays
         open (for a reconnect) until the next change of the game if ``keep``."""
         card = self.hands[seat][slot]
         self.knowledge.saw(self.number, self.now, card, seat, why)
         if keep:
             self.open_looks.append((seat, slot, card, why))
-        msg = {"type": "look", "t": to_seconds(self.now), "seat": seat, "slot": SLOTS[slot],
-               "card": card, "why": why}  # fmt: skip
-        self.out.append(Out(seat, msg))
+        look = E.LookEvent(to_seconds(self.now), seat, SLOTS[slot], card, why)
+        self.out.append(Out.of(seat, look))
 
     def _resolved(self) -> None:
         """A draw is resolved: the next extra draw is due now, or the turn is over."""
@@ -350,13 +357,13 @@ class Round:
         """A server hook: ``seat`` is absent and its draws time out from ``until`` (None: it is
         back). The current draw's deadline follows at once; a ``clock`` message says so."""
         self.cutoff[seat] = until
-        if self.phase == PLAY and self.turn == seat:
+        if self.phase is PLAY and self.turn == seat:
             self._reset_deadline(self._deadline_from(self.due))
 
     def restart_clock(self) -> None:
         """A server hook, after a restart of the server: the current draw's time restarts in
         full from now (no one is timed out by the downtime)."""
-        if self.phase == PLAY and self.deadline is not None:
+        if self.phase is PLAY and self.deadline is not None:
             self._reset_deadline(self._deadline_from(max(self.due, self.now)))
 
     def _reset_deadline(self, deadline: Ms | None) -> None:
@@ -365,27 +372,32 @@ class Round:
         self.open_looks = []  # a change of the game: a Jack's or Queen's look is over
         self.deadline = deadline
         when = None if deadline is None else to_seconds(deadline)
-        self._say("clock", seat=self.turn, deadline=when)
+        self._say(E.ClockEvent(to_seconds(self.now), self.turn, when))
 
     def _due(self, at: Ms) -> None:
         """A draw becomes due at ``at`` (R-TIMER counts from then)."""
         self.due = at
         self.deadline = self._deadline_from(at)
         self._say(
-            "turn",
-            seat=self.turn,
-            draw=self.draw_no,
-            left=self.left,
-            at=to_seconds(at),
-            deadline=None if self.deadline is None else to_seconds(self.deadline),
-            final=self.caller is not None,
+            E.TurnEvent(  # positional, as every event of a hot path: t, seat, draw, left, …
+                to_seconds(self.now),
+                self.turn,
+                self.draw_no,
+                self.left,
+                to_seconds(at),
+                None if self.deadline is None else to_seconds(self.deadline),
+                self.caller is not None,  # final
+            )
         )
 
     def _end_turn(self, timed_out: bool) -> None:
         seat = self.turn
         now = self.now
         self.deadline = None
-        self.window_seat = None  # the previous player's window closes as this turn ends
+        self.closed_early = early = self.window_seat
+        if early is not None:  # R-WINDOW: the previous player's window closes as this turn ends
+            self.window_seat = None
+            self._say(E.WindowClosedEvent(to_seconds(self.now), early))
         self.ended[seat] = "timeout" if timed_out else "turn"
         self.last_ender = seat
         window: Ms | None = None
@@ -404,11 +416,13 @@ class Round:
         done = self.caller is not None and self.final_left == 0
         nxt = (seat + 1) % self.n
         self._say(
-            "turn_end",
-            seat=seat,
-            window_until=None if window is None else to_seconds(window),
-            next=None if done else nxt,
-            next_at=None if done else to_seconds(start),
+            E.TurnEndEvent(
+                to_seconds(self.now),
+                seat,
+                None if window is None else to_seconds(window),  # window_until
+                None if done else nxt,  # next
+                None if done else to_seconds(start),  # next_at
+            )
         )
         if done:
             self._reveal()
@@ -429,4 +443,4 @@ class Round:
 
     @property
     def phase_name(self) -> str:
-        return PHASE_NAMES[self.phase]
+        return self.phase.value

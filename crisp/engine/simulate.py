@@ -19,11 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from crisp.engine import actions as A
+from crisp.engine.cards import JACK, KING, QUEEN
 from crisp.engine.fairness import Fairness
 from crisp.engine.game import Game
-from crisp.engine.legality import LOOK
 from crisp.engine.messages import Out
 from crisp.engine.options import Options
+from crisp.engine.phase import LOOK
 from crisp.engine.rng import Rng
 from crisp.engine.timing import Ms, Timing, to_seconds
 
@@ -116,7 +117,7 @@ class _Player:
                 return 0
             sink(game.apply_ms(A.Ready(seat), t))
             budget -= 1
-        if r.phase == LOOK:
+        if r.phase is LOOK:
             sink(game.advance_ms(look))
         pending: tuple[int, Ms, Ms] | None = None  # (seat, window_until, call time)
         timer = r.timer_ms is not None
@@ -178,14 +179,14 @@ class _Player:
                 return A.TakeDiscard(seat, rng.below(3))
             return A.Draw(seat)
         rank = card[0]
-        if rank == "K":
+        if rank == KING:
             return A.King(seat)
-        if rank == "Q":
+        if rank == QUEEN:
             if self.chance(self.p.p_special):
                 target = (seat + 1 + rng.below(r.n - 1)) % r.n
                 return A.Queen(seat, rng.below(3), target, rng.below(3))
             return A.Discard(seat)
-        if rank == "J":
+        if rank == JACK:
             return A.Jack(seat) if self.chance(self.p.p_special) else A.Discard(seat)
         if self.chance(self.p.p_swap):
             return A.Swap(seat, rng.below(3))

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from crisp.engine.cards import SLOTS
-from crisp.engine.legality import LOOK, OVER
+from crisp.engine.cards import LOOKABLE, SLOTS
+from crisp.engine.phase import LOOK, OVER
 from crisp.engine.round import Round
 from crisp.engine.timing import to_seconds
 
@@ -24,7 +24,7 @@ def round_view(r: Round, seat: int | None) -> dict[str, Any]:
     view: dict[str, Any] = {
         "round": r.number,
         "t": to_seconds(r.now),
-        "phase": r.phase_name,
+        "phase": r.phase.value,
         "dealer": r.dealer,
         "first": r.first,
         "deck": len(r.deck),
@@ -34,10 +34,10 @@ def round_view(r: Round, seat: int | None) -> dict[str, Any]:
         "final": list(r.final_seats),
         "final_left": r.final_left,
     }
-    if r.phase == LOOK:
+    if r.phase is LOOK:
         view["look_until"] = to_seconds(r.look_until)
         view["ready"] = list(r.ready)
-    elif r.phase != OVER:
+    elif r.phase is not OVER:
         view["turn"] = {
             "seat": r.turn,
             "draw": r.draw_no,
@@ -58,9 +58,9 @@ def round_view(r: Round, seat: int | None) -> dict[str, Any]:
     if seat is None:
         return view
     looks: list[dict[str, str]] = []
-    if r.phase == LOOK and not r.ready[seat]:
+    if r.phase is LOOK and not r.ready[seat]:
         hand = r.hands[seat]
-        looks = [{"slot": SLOTS[s], "card": hand[s], "why": "deal"} for s in (0, 2)]
+        looks = [{"slot": SLOTS[s], "card": hand[s], "why": "deal"} for s in LOOKABLE]
     else:
         looks = [
             {"slot": SLOTS[slot], "card": card, "why": why}
@@ -69,7 +69,7 @@ def round_view(r: Round, seat: int | None) -> dict[str, Any]:
         ]
     view["you"] = {
         "seat": seat,
-        "card": r.held if (r.turn == seat and r.phase != OVER) else None,
+        "card": r.held if (r.turn == seat and r.phase is not OVER) else None,
         "looks": looks,
     }
     return view

@@ -11,7 +11,6 @@ from typing import Annotated, Any
 from fastapi import Depends, FastAPI, HTTPException, Request, WebSocket
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, Field
 
 from crisp.server import logbudget, room_limits
 from crisp.server.clock import Clock, LoopClock
@@ -19,6 +18,7 @@ from crisp.server.http_guard import BodyLimit, SecurityHeaders
 from crisp.server.hub import Hub
 from crisp.server.members import normalize_code
 from crisp.server.pages import mount_client
+from crisp.server.protocol import CreateRequest, Joined, JoinRequest
 from crisp.server.ratelimit import Limiters, LimitRefused
 from crisp.server.refused import Refused
 from crisp.server.registry import Registry
@@ -28,22 +28,6 @@ from crisp.server.store import Storage, Store
 from crisp.server.wsloop import endpoint
 
 log = logging.getLogger("crisp.server")
-
-
-class JoinRequest(BaseModel):
-    name: str = Field(max_length=200, description="trimmed and capped at 20 characters")
-
-
-class CreateRequest(JoinRequest):
-    game: str | None = Field(None, max_length=40, description='the game, e.g. "crisp" (default)')
-
-
-class Joined(BaseModel):
-    code: str
-    link: str
-    member: int
-    token: str = Field(description="the secret seat token: keep it, send it in hello")
-    seat: int | None = Field(description="the seat you would have if the game started now")
 
 
 def find_room(code: str, request: Request) -> Room:

@@ -1,7 +1,7 @@
 """The WebSocket protocol: a pydantic model for every message, both ways.
 
-``docs/protocol.md`` is generated from these models (``python -m crisp.server.protocol_doc``) and a
-test keeps it current. Every message is one JSON object in one text frame, with a ``type``.
+``docs/protocol.md`` is generated from these models (``python tools/protocol_doc.py``) and a test
+keeps it current. Every message is one JSON object in one text frame, with a ``type``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,11 @@ class Hello(_Msg):
     acts for that member (and its seat); without one it only watches, as a spectator."""
 
     type: Literal["hello"]
-    token: str | None = Field(None, max_length=128)
+    token: str | None = Field(
+        None,
+        max_length=128,
+        description="your seat token (from joining over HTTP); null or left out: watch",
+    )
 
 
 class Act(_Msg):
@@ -38,7 +42,7 @@ class Act(_Msg):
 
     model_config = ConfigDict(extra="allow", strict=True)
     type: Literal["act"]
-    v: int = Field(ge=0)
+    v: int = Field(ge=0, description="the highest `v` you have seen (see [Versions](#versions))")
 
 
 class SetOptions(_Msg):
@@ -59,14 +63,14 @@ class Kick(_Msg):
     """Host, in the lobby: remove a member (their token stops working)."""
 
     type: Literal["kick"]
-    member: int
+    member: int = Field(description="the member's id (from `room`)")
 
 
 class PassHost(_Msg):
     """Host: make another member the host."""
 
     type: Literal["host"]
-    member: int
+    member: int = Field(description="the new host's member id (from `room`)")
 
 
 class Leave(_Msg):
@@ -93,7 +97,7 @@ class Grace(_Msg):
     which its draws time out (R-TIMEOUT) until it comes back."""
 
     type: Literal["grace"]
-    seat: Seat
+    seat: Seat = Field(description="the disconnected seat")
     seconds: float | None = Field(None, ge=1, le=600, description="default: the server's setting")
 
 
@@ -123,7 +127,7 @@ class Ping(_Msg):
     """Keep-alive and latency probe; answered by ``pong`` with the same ``n``."""
 
     type: Literal["ping"]
-    n: int | None = None
+    n: int | None = Field(None, description="any number: the `pong` repeats it")
 
 
 ClientMessage = Annotated[
@@ -153,10 +157,10 @@ CLIENT_TYPES = (Hello, Act, SetOptions, Start, Kick, PassHost, Leave, Continue, 
 
 class Member(_Msg):
     id: int = Field(description="the member's number in this room (not a secret)")
-    name: str
+    name: str = Field(description="the member's name, as the server cleaned it (show it as text)")
     seat: Seat | None = Field(description="seat in the current game, or null (spectator)")
-    host: bool
-    connected: bool
+    host: bool = Field(description="this member is the host")
+    connected: bool = Field(description="at least one connection of this member is open")
     absent: bool = Field(description="a seat whose draws time out (the host's grace)")
     bot: str | None = Field(None, description="a bot member's level (bots have no token)")
     stand_in: str | None = Field(
@@ -165,9 +169,13 @@ class Member(_Msg):
 
 
 class Options(_Msg):
-    limit: Literal[50, 100, 150]
-    timer: Literal[30, 45, 60] | None
-    take_discard: bool
+    limit: Literal[50, 100, 150] = Field(
+        description="the game ends when a total reaches this (R-OPT-LIMIT)"
+    )
+    timer: Literal[30, 45, 60] | None = Field(
+        description="seconds per draw, or null: no time (R-OPT-TIMER)"
+    )
+    take_discard: bool = Field(description="drawing from the discard pile allowed (R-OPT-DISCARD)")
 
 
 class Between(_Msg):
@@ -179,29 +187,42 @@ class Room(_Msg):
     """The room: sent to everyone on every change of members, presence, options or phase."""
 
     type: Literal["room"]
-    v: int
-    code: str
+    v: int = Field(description="the room version now")
+    code: str = Field(description="the room's code")
     game_type: str = Field(description='the game played in this room, e.g. "crisp"')
-    phase: Literal["lobby", "playing", "between", "over"]
-    options: dict[str, Any] = Field(description="the host's options, the game's own fields")
-    members: list[Member]
+    phase: Literal["lobby", "playing", "between", "over"] = Field(
+        description=(
+            "`lobby` (before a game), `playing` (a round is played), `between` (a round's reveal, "
+            "before the next deal), `over` (the game is over)"
+        )
+    )
+    options: dict[str, Any] = Field(
+        description="the host's options, the game's own fields (those of the current game once "
+        "it started; Crisp: see Crisp's options)"
+    )
+    members: list[Member] = Field(description="every member, in the order they joined")
     game: int = Field(description="how many games this room has started")
-    between: Between | None = None
+    between: Between | None = Field(None, description="between rounds only; null otherwise")
     record: bool = Field(description="a finished game's record can be downloaded")
 
 
 class You(_Msg):
     member: int | None = Field(description="your member id, or null for a watcher")
-    seat: Seat | None
-    host: bool
-    name: str | None
+    seat: Seat | None = Field(
+        description=(
+            "your seat in the current game; null in the lobby (see `room.members`) and for a "
+            "spectator"
+        )
+    )
+    host: bool = Field(description="you are the host")
+    name: str | None = Field(description="your name; null for a watcher")
 
 
 class Welcome(_Msg):
     """The answer to ``hello``: who you are, then a ``room`` and a ``state`` follow."""
 
     type: Literal["welcome"]
-    you: You
+    you: You = Field(description="who you are")
     clock_speed: float = Field(description="game seconds per real second (1 except in tests)")
 
 
@@ -210,10 +231,12 @@ class State(_Msg):
     see now. Sent after ``welcome``, on ``sync``, and at each new game."""
 
     type: Literal["state"]
-    v: int
+    v: int = Field(description="the room version this snapshot is of")
     now: float | None = Field(description="the game time (seconds since the deal) right now")
     view: dict[str, Any] | None = Field(description="null before the first deal")
-    you: You
+    you: You = Field(
+        description="who you are (as in `welcome`; a new game may have given you a seat)"
+    )
 
 
 class Error(_Msg):
@@ -223,12 +246,17 @@ class Error(_Msg):
     code: Literal[
         "bad_json", "bad_message", "unknown_type", "too_large", "rate_limited", "unauthorized",
         "forbidden", "not_found", "bad_phase", "illegal", "stale", "bad_version", "unavailable",
-        "room_full", "server_full", "host_not_human",
-        "internal",
-    ]  # fmt: skip
-    message: str
-    rule: str | None = None
-    about: str | None = Field(None, description="the type of the refused message")
+        "room_full", "server_full", "host_not_human", "internal",
+    ] = Field(description="what went wrong: see [Errors](#errors)")  # fmt: skip
+    message: str = Field(description="a sentence for a person, in English")
+    rule: str | None = Field(
+        None, description="the rule id (`R-…`) that refuses an `illegal` action; left out otherwise"
+    )
+    about: str | None = Field(
+        None,
+        description="the type of the refused message, whenever it could be read (see Errors); "
+        "left out otherwise",
+    )
     v: int | None = Field(None, description="the current version")
 
 
@@ -236,12 +264,38 @@ class Left(_Msg):
     """The answer to ``leave``: you left the room; the connection closes (4409)."""
 
     type: Literal["left"]
-    code: str
+    code: str = Field(description="the code of the room you left")
 
 
 class Pong(_Msg):
     type: Literal["pong"]
-    n: int | None = None
+    n: int | None = Field(None, description="the `n` of the `ping`")
 
 
 SERVER_TYPES: tuple[type[BaseModel], ...] = (Welcome, Room, State, Error, Left, Pong)
+
+
+# -- over HTTP: creating and joining a room ----------------------------------------------------
+
+
+class JoinRequest(BaseModel):
+    """The body of ``POST /api/rooms`` and ``POST /api/rooms/{code}/join``."""
+
+    name: str = Field(max_length=200, description="trimmed and capped at 20 characters")
+
+
+class CreateRequest(JoinRequest):
+    """The body of ``POST /api/rooms``: the host's name, and the game (default: the server's
+    first)."""
+
+    game: str | None = Field(None, max_length=40, description='the game, e.g. "crisp"')
+
+
+class Joined(BaseModel):
+    """The answer (201) of ``POST /api/rooms`` and ``POST /api/rooms/{code}/join``."""
+
+    code: str = Field(description="the room's code (upper case)")
+    link: str = Field(description="the room's link (a path on the server) to share")
+    member: int = Field(description="your member id in this room")
+    token: str = Field(description="the secret seat token: keep it, send it in hello")
+    seat: int | None = Field(description="the seat you would have if the game started now")

@@ -23,7 +23,14 @@ class CrispMove(_Strict):
 
     do: Literal[
         "ready", "draw", "swap", "discard", "jack", "queen", "king", "take_discard", "crisp"
-    ]
+    ] = Field(
+        description=(
+            "the action (docs/engine.md): `ready` (done looking), `draw` (from the deck), `swap` "
+            "(the drawn card into `slot`), `discard` (the drawn card), `jack`, `queen`, `king` "
+            "(use the drawn J, Q, K), `take_discard` (the pile's top card into `slot`), `crisp` "
+            "(call)"
+        )
+    )
     slot: Slot | None = Field(None, description="swap, queen, take_discard: your slot")
     target: Seat | None = Field(None, description="queen: the other seat")
     target_slot: Slot | None = Field(None, description="queen: the other seat's slot")
@@ -32,9 +39,13 @@ class CrispMove(_Strict):
 class CrispOptions(_Strict):
     """The fields of an ``options`` message in a Crisp room: the three options of RULES.md §6."""
 
-    limit: Literal[50, 100, 150]
-    timer: Literal[30, 45, 60] | None
-    take_discard: bool
+    limit: Literal[50, 100, 150] = Field(
+        description="the game ends when a total reaches this (R-OPT-LIMIT)"
+    )
+    timer: Literal[30, 45, 60] | None = Field(
+        description="seconds per draw, or null: no time (R-OPT-TIMER)"
+    )
+    take_discard: bool = Field(description="drawing from the discard pile allowed (R-OPT-DISCARD)")
 
 
 def _checked(model: type[_Strict], fields: dict[str, Any], drop_none: bool) -> dict[str, Any]:
