@@ -42,14 +42,7 @@ Known = dict[tuple[str, str], tuple[str, ...]]  # (screen, scheme) -> what fails
 #   lobby, dark: color-contrast: "Leave the room" (.link-button), #b02a37 on #0d1512, 2.85:1
 #   table and results: aria-prohibited-attr: the discard pile's <div> has an aria-label and no
 #     role ("Discard: 0", "Discard: J♦"): give it role="img" (or name it with text)
-KNOWN: Known = {
-    ("home", "dark"): ("color-contrast",),
-    ("lobby", "dark"): ("color-contrast",),
-    ("table", "light"): ("aria-prohibited-attr",),
-    ("table", "dark"): ("aria-prohibited-attr",),
-    ("results", "light"): ("aria-prohibited-attr",),
-    ("results", "dark"): ("aria-prohibited-attr",),
-}
+KNOWN: Known = {}
 # Text over the table's felt (a gradient, which axe leaves undecided) below its ratio: the targets,
 # by screen and scheme. None today (worst: the deck and pile counts, 5.57:1 in light).
 FELT: Known = {}

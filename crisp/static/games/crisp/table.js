@@ -166,9 +166,9 @@ function countdown(g) {
 
 function feedBlock(feed, open) {
   return html`<section class="${cls({ feed: true, open })}" data-key="feed">
-    <ol role="log" aria-live="polite" aria-label="${t("feed.title")}" data-test="feed">
+    <div role="log" aria-live="polite" aria-label="${t("feed.title")}" data-test="feed"><ol>
       ${feed.map((line) => html`<li data-key="l${line.id}" class="${line.mine ? "mine" : ""}">${line.text}</li>`)}
-    </ol>
+    </ol></div>
     <button class="feed-toggle" data-action="feed" aria-expanded="${open}" data-test="feed-toggle">${open ? t("menu.close") : t("feed.all")}</button>
   </section>`;
 }
