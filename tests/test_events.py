@@ -29,8 +29,8 @@ def _outs(games: int) -> list[Out]:
 def test_every_message_is_its_event_on_the_wire() -> None:
     """Every message of many random games is ``event.to_wire()``: ``type`` first, then the
     event's fields in order (a field that may be left out only when it has a value: a ``draw``'s
-    ``card`` in the drawer's copy, the fairness fields of a game with a verifiable shuffle), and the event is
-    rebuilt from it; every event class is seen."""
+    ``card`` in the drawer's copy, the fairness fields of a game with a verifiable shuffle), and
+    the event is rebuilt from it; every event class is seen."""
     seen: Counter[str] = Counter()
     for out in _outs(40):
         event = out.event
