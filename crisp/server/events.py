@@ -61,6 +61,16 @@ class GameEvent(_Event):
     type: Literal["game"]
     players: list[str] = Field(description="the players' names, by seat (seat 0 first)")
     options: P.Options = Field(description="the host's options for this game (RULES.md §6)")
+    commitment: str | None = Field(
+        None, pattern=r"^[0-9a-f]{64}$",
+        description="SHA-256 of the server seed, as the room message published it before the "
+        "start (docs/fairness.md); left out for a game dealt before the commit-reveal shuffle",
+    )  # fmt: skip
+    client_seeds: list[Annotated[str, Field(max_length=64)]] | None = Field(
+        None, description="the client seeds fixed at the start, by seat (\"\" for a bot or a "
+        "silent seat); left out with the commitment",
+    )  # fmt: skip
+    omitted_not_null: ClassVar[frozenset[str]] = frozenset({"commitment", "client_seeds"})
 
 
 class RoundEvent(_Event):
@@ -223,8 +233,9 @@ class TurnEndEvent(_Event):
     type: Literal["turn_end"]
     seat: Seat = Field(description="whose turn ended")
     window_until: GameTime | None = Field(
-        description="the end of this seat's crisp window; null: no window (a timeout, or a "
-        "final turn, R-WINDOW-NONE)"
+        description="the end of this seat's crisp window: 3 s after its turn ended plus its "
+        "connection's allowance (R-WINDOW-LAG, at most 250 ms); null: no window (a timeout, or "
+        "a final turn, R-WINDOW-NONE)"
     )
     next: Seat | None = Field(description="the next seat to play; null: the round is over")
     next_at: GameTime | None = Field(
@@ -271,6 +282,13 @@ class GameOverEvent(_Event):
     type: Literal["game_over"]
     totals: list[int] = Field(description="the final totals, by seat")
     winners: list[Seat] = Field(description="the seats with the lowest total (ties share)")
+    server_seed: str | None = Field(
+        None, pattern=r"^[0-9a-f]{64}$",
+        description="the server seed revealed (hex): its SHA-256 is the commitment, and with "
+        "the client seeds it derives every deck (docs/fairness.md); left out for a game dealt "
+        "before the commit-reveal shuffle",
+    )  # fmt: skip
+    omitted_not_null: ClassVar[frozenset[str]] = frozenset({"server_seed"})
 
 
 class ClockEvent(_Event):
@@ -435,6 +453,12 @@ class View(_Strict):
     totals: list[int] = Field(description="each seat's total so far, by seat")
     over: bool = Field(description="the game is over")
     winners: list[Seat] = Field(description="the winning seats once the game is over, else []")
+    fairness: dict[str, Any] | None = Field(
+        None, description="the record's fairness object (docs/fairness.md): the commitment and "
+        "the client seeds, and the server seed once the game is over; left out for a game dealt "
+        "before the commit-reveal shuffle",
+    )  # fmt: skip
+    omitted_not_null: ClassVar[frozenset[str]] = frozenset({"fairness"})
     round: RoundView = Field(description="the current (or last) round")
 
 

@@ -18,6 +18,7 @@ from crisp.server.peer import Peer
 from crisp.server.refused import Refused
 from crisp.server.registry import Registry
 from crisp.server.room import Room
+from crisp.server.seeds import draw_server_seed
 from crisp.server.settings import Settings
 from crisp.server.store import Storage
 
@@ -87,7 +88,8 @@ class Hub:
                 break
         else:  # pragma: no cover - hundreds of thousands of codes
             raise Refused("unavailable", "no free room code")
-        lobby = Lobby(code, self.clock.wall(), name, spec.default_options(), spec.seats[1])
+        lobby = Lobby(code, self.clock.wall(), name, spec.default_options(), spec.seats[1],
+                      server_seed=draw_server_seed(self.settings.fixed_seed))  # fmt: skip
         room = self._room(lobby)
         self.rooms[code] = room
         log.info("room %s created", code)
