@@ -54,7 +54,7 @@ def test_round_trips_median_of_the_last_8() -> None:
         assert rt.answered(n, now + 5) is None  # counted once
         now += 2
     assert rt.answered(999, now) is None
-    # the last 8, sorted: 0.1 0.1 0.1 0.11 | 0.12 0.13 0.3 0.9 (the 0.9 and the 0.2 are gone)
+    # the last 8, sorted: 0.1 0.1 0.1 0.11 | 0.12 0.13 0.3 0.9 (the first 0.1 and the 0.2 are gone)
     assert rt.median() == pytest.approx(0.115)
     lost = rt.sent(now)
     for _ in range(8):
