@@ -338,7 +338,7 @@ def type_of(model: type[BaseModel]) -> str:
 
 #: Everything the server sends on a WebSocket: its own messages and the engine's.
 ServerMessage = Annotated[
-    P.Welcome | P.Room | P.State | P.Error | P.Left | P.Pong | Events,
+    P.Welcome | P.Room | P.State | P.Error | P.Left | P.Pong | P.Probe | Events,
     Field(discriminator="type"),
 ]
 SERVER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
