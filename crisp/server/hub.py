@@ -66,8 +66,7 @@ class Hub:
             with contextlib.suppress(asyncio.CancelledError):
                 await self.sweeper
         for room in self.rooms.values():
-            if room.timer is not None:
-                room.timer.cancel()
+            room.stop_timers()
             for conn in list(room.conns):
                 conn.close(CloseCode.GOING_AWAY)
         self.store.close()
@@ -109,8 +108,7 @@ class Hub:
         ]
         for code in gone:
             room = self.rooms.pop(code)
-            if room.timer is not None:
-                room.timer.cancel()
+            room.stop_timers()
             self.store.delete(code)
             log.info("room %s expired", code)
         return gone

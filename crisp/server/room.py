@@ -429,6 +429,13 @@ class Room:
 
     # -- round trips (R-WINDOW-LAG, latency.py) -------------------------------------------------
 
+    def stop_timers(self) -> None:
+        """The room is closed or dropped: nothing of it runs again."""
+        for timer in (self.timer, self.probe_timer):
+            if timer is not None:
+                timer.cancel()
+        self.timer = self.probe_timer = None
+
     def _probing(self) -> bool:
         return self.lobby.phase in IN_GAME and any(c.greeted for c in self.conns)
 
@@ -568,6 +575,7 @@ class Room:
                     conn.send(encode({"type": "left", "code": self.code}))
                 conn.close(CloseCode.REMOVED)
                 self.conns.discard(conn)
+                self.rtts.pop(conn, None)
 
     def start(self) -> None:
         self._run(self._start)
