@@ -4,6 +4,8 @@ so its first dealer and decks are known from S and the number of players."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from crisp.engine.fairness import Fairness
 
 
@@ -14,3 +16,8 @@ def fixed_deck(seed: int, players: int, round_number: int = 1) -> list[str]:
 
 def fixed_first_dealer(seed: int, players: int) -> int:
     return Fairness.from_int(seed, players).first_dealer(players)
+
+
+def fixed_fairness(seed: int, players: int) -> dict[str, Any]:
+    """The record's ``fairness`` object of such a game in play (no server seed yet)."""
+    return Fairness.from_int(seed, players).public().to_record()

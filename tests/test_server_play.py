@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 from leakcheck import card_codes, check_view
-from seeded import fixed_deck, fixed_first_dealer
+from seeded import fixed_deck, fixed_fairness, fixed_first_dealer
 from serverproc import ServerProcess
 from wsclient import Client, Player
 
@@ -74,8 +74,10 @@ def seed_with_plain_first_draw(n: int) -> int:
 
 
 def partial_record(seed: int, players: list[str], options: dict[str, Any]) -> dict[str, Any]:
-    """Enough of a record of round 1 for the independent leak checker (deck and dealer)."""
-    return {"players": players, "options": options,
+    """Enough of a record of round 1 for the independent leak checker (deck and dealer, and the
+    public fairness of a game in play: the commitment and the client seeds)."""
+    return {"players": players, "options": options, "shuffle": "hmac-sha256/1",
+            "fairness": fixed_fairness(seed, len(players)),
             "rounds": [{"dealer": fixed_first_dealer(seed, len(players)),
                         "deck": fixed_deck(seed, len(players)), "actions": []}]}  # fmt: skip
 
