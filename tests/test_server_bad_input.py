@@ -35,8 +35,16 @@ from wsclient import ENGINE_TYPES, Client
 Msg = dict[str, Any]
 Raw = Msg | str | bytes | Callable[[int], Msg]
 
-# a fixed seed whose second draw of a 3-player game is a face card (test_refusals_mid_turn)
-SEED = str(next(s for s in range(1, 1000) if fixed_deck(s, 3)[10][0] in "JQK"))
+
+def _queen_between_plain_draws(seed: int) -> bool:
+    """Round 1's first three draws of a 3-player game are plain, a Queen, plain."""
+    kinds = ["Q" if c[0] == "Q" else "face" if c[0] in "JK" else "plain"
+             for c in fixed_deck(seed, 3)[9:12]]  # fmt: skip
+    return kinds == ["plain", "Q", "plain"]
+
+
+# the fixed seed: its second draw is a Queen (test_illegal_actions_are_refused_with_their_rule)
+SEED = str(next(s for s in range(1, 1000) if _queen_between_plain_draws(s)))
 SPEED = 5.0  # the crisp window (3 game s) passes in 0.6 s
 CAP = 4096  # the server's default max_message_bytes (left at its default here)
 NAMES = ("Ana", "Ben", "Chloé")
