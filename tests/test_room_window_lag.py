@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import statistics
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 from roomkit import FakePhone, Kit
 
@@ -194,3 +197,27 @@ def test_no_allowance_without_a_measure_a_call_at_3s_is_late(tmp_path: Path) -> 
                 assert any(m["type"] == "crisp" for m in answer), answer
 
     run(main())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rtts=st.lists(st.floats(min_value=0, max_value=5, allow_nan=False), min_size=1, max_size=30),
+    speed=st.sampled_from([0.5, 1.0, 2.0, 25.0]),
+    cap=st.integers(min_value=0, max_value=1000),
+)
+def test_the_allowance_is_half_the_median_of_the_last_8_never_above_the_cap(
+    rtts: list[float], speed: float, cap: int
+) -> None:
+    """Property: whatever the round trips (answered in any order), the estimate is the median of
+    the last 8 answered, and the allowance half of it in game ms, never above the cap."""
+    rt = RoundTrips(8)
+    sent = [(rt.sent(0.0), rtt) for rtt in rtts[:8]]
+    for n, rtt in sorted(sent, key=lambda p: p[1]):
+        rt.answered(n, rtt)
+    for rtt in rtts[8:]:
+        rt.answered(rt.sent(100.0), 100.0 + rtt)
+    last = [*[rtt for _, rtt in sorted(sent, key=lambda p: p[1])], *rtts[8:]][-8:]
+    assert rt.median() == pytest.approx(statistics.median(last), abs=1e-9)
+    lag = allowance_ms(rt.median(), speed, cap)
+    assert 0 <= lag <= cap
+    assert lag == min(cap, round(statistics.median(last) * speed * 1000 / 2))
