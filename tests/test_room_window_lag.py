@@ -124,7 +124,7 @@ def test_rtt_measured_on_the_room_clock(tmp_path: Path) -> None:
             await answer_after(kit, [ana], [delay])
             await kit.advance(1 - delay)  # the next probe
         await ana.say({"type": "probe_ack", "n": 999})
-        assert room.rtt_of(ana) == pytest.approx(0.3)
+        assert room.probes.rtt(ana) == pytest.approx(0.3)
         assert room.lag_of(ana) == 150
         assert room.lag_of(phones[1]) == 0  # never answered
         for _ in range(8):

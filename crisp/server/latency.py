@@ -10,6 +10,10 @@ from __future__ import annotations
 import statistics
 from collections import OrderedDict, deque
 
+from crisp.server.clock import Clock
+from crisp.server.peer import Peer
+from crisp.server.wire import encode
+
 
 class RoundTrips:
     """One connection's probes in flight and its last round trips (real seconds)."""
@@ -49,3 +53,39 @@ def allowance_ms(rtt: float | None, speed: float, cap_ms: int) -> int:
     if rtt is None:
         return 0
     return min(cap_ms, round(rtt * speed * 1000 / 2))
+
+
+class Probes:
+    """The round trips of a room's connections: probes sent, answers timed on the room's clock,
+    and the allowance of a move sent over a connection."""
+
+    def __init__(self, clock: Clock, samples: int, cap_ms: int) -> None:
+        self.clock = clock
+        self.samples = samples
+        self.cap_ms = cap_ms
+        self.trips: dict[Peer, RoundTrips] = {}
+
+    def probe(self, conn: Peer) -> None:
+        """Send ``conn`` a probe now."""
+        trips = self.trips.get(conn)
+        if trips is None:
+            trips = self.trips[conn] = RoundTrips(self.samples)
+        conn.send(encode({"type": "probe", "n": trips.sent(self.clock.now())}))
+
+    def answered(self, conn: Peer, n: int) -> None:
+        """``conn`` answered probe ``n`` now (an unknown or repeated ``n`` is ignored)."""
+        trips = self.trips.get(conn)
+        if trips is not None:
+            trips.answered(n, self.clock.now())
+
+    def forget(self, conn: Peer) -> None:
+        self.trips.pop(conn, None)
+
+    def rtt(self, conn: Peer) -> float | None:
+        """The connection's estimate (real seconds), None before a measure."""
+        trips = self.trips.get(conn)
+        return trips.median() if trips is not None else None
+
+    def allowance_ms(self, conn: Peer, speed: float) -> int:
+        """The allowance of a move sent over ``conn``, in game ms at ``speed``."""
+        return allowance_ms(self.rtt(conn), speed, self.cap_ms)

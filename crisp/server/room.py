@@ -19,7 +19,7 @@ from typing import Any
 from crisp.server import messages
 from crisp.server.clock import Clock, GameClock, Timer
 from crisp.server.closecodes import CloseCode
-from crisp.server.latency import RoundTrips, allowance_ms
+from crisp.server.latency import Probes
 from crisp.server.lobby import IN_GAME, Lobby, Phase
 from crisp.server.members import Member, new_token, token_hash
 from crisp.server.peer import Peer
@@ -106,7 +106,8 @@ class Room:
         self.conns: set[Peer] = set()
         self.lock = asyncio.Lock()
         self.timer: Timer | None = None
-        self.rtts: dict[Peer, RoundTrips] = {}  # R-WINDOW-LAG: each connection's round trips
+        # R-WINDOW-LAG: each connection's round trips, probed while a game runs
+        self.probes = Probes(clock, settings.rtt_samples, settings.window_lag_cap_ms)
         self.probe_timer: Timer | None = None
 
     # -- the pipeline -------------------------------------------------------------------------
@@ -324,7 +325,7 @@ class Room:
         self.send_room(only=None if member is not None else conn)  # presence changed
         self.send_state(conn)
         if self.lobby.phase in IN_GAME:
-            self._probe(conn)
+            self.probes.probe(conn)
             self._plan_probes()
         seat = conn.seat
         if seat is not None and self.match is not None and self.lobby.phase in IN_GAME:
@@ -344,7 +345,7 @@ class Room:
     def gone(self, conn: Peer) -> None:
         """A connection closed."""
         self.conns.discard(conn)
-        self.rtts.pop(conn, None)
+        self.probes.forget(conn)
         if conn.member is None or conn.member not in self.lobby.members:
             return
         if self.lobby.phase == Phase.BETWEEN:
@@ -448,7 +449,7 @@ class Room:
     def _probe_all(self) -> None:
         for conn in self.conns:
             if conn.greeted:
-                self._probe(conn)
+                self.probes.probe(conn)
         when = self.clock.now() + self.settings.probe_every_s
         self.probe_timer = self.clock.call_at(when, self._probe_wake)
 
@@ -458,28 +459,13 @@ class Room:
             if self._probing():
                 self._probe_all()
 
-    def _probe(self, conn: Peer) -> None:
-        rtts = self.rtts.get(conn)
-        if rtts is None:
-            rtts = self.rtts[conn] = RoundTrips(self.settings.rtt_samples)
-        n = rtts.sent(self.clock.now())
-        conn.send(encode({"type": "probe", "n": n}))
-
     def probe_ack(self, conn: Peer, n: int) -> None:
-        """A phone's answer to probe ``n`` (unknown or repeated answers are ignored)."""
-        rtts = self.rtts.get(conn)
-        if rtts is not None:
-            rtts.answered(n, self.clock.now())
-
-    def rtt_of(self, conn: Peer) -> float | None:
-        """The connection's round trip estimate (real seconds): the median of the last ones."""
-        rtts = self.rtts.get(conn)
-        return rtts.median() if rtts is not None else None
+        """A phone's answer to probe ``n``."""
+        self.probes.answered(conn, n)
 
     def lag_of(self, conn: Peer) -> int:
         """The allowance of a move sent over ``conn``: half its round trip in game ms, capped."""
-        speed, cap = self.game_clock.speed, self.settings.window_lag_cap_ms
-        return allowance_ms(self.rtt_of(conn), speed, cap)
+        return self.probes.allowance_ms(conn, self.game_clock.speed)
 
     # -- moves ---------------------------------------------------------------------------------
 
@@ -575,7 +561,7 @@ class Room:
                     conn.send(encode({"type": "left", "code": self.code}))
                 conn.close(CloseCode.REMOVED)
                 self.conns.discard(conn)
-                self.rtts.pop(conn, None)
+                self.probes.forget(conn)
 
     def start(self) -> None:
         self._run(self._start)
