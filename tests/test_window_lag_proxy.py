@@ -175,6 +175,8 @@ def test_a_slow_phone_keeps_its_crisp_window(tmp_path: Path) -> None:
         (end1, ok, ow1), (end2, late, ow2), (end3, direct, ow3) = asyncio.run(main(server_port))
     allowances = [round(e["window_until"] - e["t"] - 3, 3) for e in (end1, end2, end3)]
     print(f"one-way estimates {ow1:.3f} {ow2:.3f} {ow3:.4f} s; allowances {allowances} s")
+    if ok["type"] == "crisp":
+        print(f"the call made at 2.9 s reached the server at {ok['t'] - end1['t']:.3f} s")
     assert 0.14 <= ow1 <= 0.2 and 0.14 <= ow2 <= 0.2 and ow3 < 0.02
     assert 0.14 <= allowances[0] <= 0.25 and 0.14 <= allowances[1] <= 0.25
     assert allowances[2] <= 0.01
