@@ -107,7 +107,8 @@ def test_commit_before_start_seeds_at_start_reveal_at_the_end(
         seeded = {m["name"]: m["seeded"] for m in watcher.last("room")["members"]}
         assert seeded == {"Ana": True, "Ben": True, "Ada (bot)": False}
         assert "Bén ✓" not in json.dumps(watcher.got)  # not shown before the start
-        for bad, code in (("", "bad_message"), ("x" * 65, "bad_message")):
+        for bad, code in (("", "bad_message"), ("x" * 65, "bad_message"),
+                          ("\ud800", "bad_message")):  # fmt: skip
             err = (await ana.say({"type": "client_seed", "seed": bad}))[-1]
             assert (err["type"], err["code"]) == ("error", code), err
         err = (await watcher.say({"type": "client_seed", "seed": "w"}))[-1]
