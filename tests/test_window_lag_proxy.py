@@ -1,17 +1,20 @@
-"""Issue 14 over real sockets: a real server (uvicorn in a thread of this process, the real app,
-WebSocket loop and SQLite) and phones that answer its probes at once.
+"""Issue 14 over real sockets: a real server and phones that answer its probes at once.
 
-R-WINDOW-LAG: through a proxy on 127.0.0.1 that delays every byte by 150 ms each way, a crisp
-call made at 2.9 s of the window on the phone's clock is accepted, one made at 3.3 s is refused;
-without the proxy a call at 3.05 s is refused. The phone's clock of the window starts when the
-phone reckons the turn ended on the server: when its ``turn_end`` arrived, less its one-way
-delay (half the round trip of its own pings). Margins (why this is not flaky): through the proxy
-the allowance is about 150 ms (half of 300 ms and a little processing), so the window closes at
-about 3.15 s; the call at 2.9 s arrives at about 3.05 s (100 ms early), the one at 3.3 s at
-about 3.45 s (at least 200 ms late, as the cap is 250 ms); directly the allowance is under a few
-ms and the call at 3.05 s arrives at 3.05 s or later (50 ms late: delays only make it later).
+R-WINDOW-LAG (a ``crisp serve`` process, so that the phones' and the proxy's Python does not
+share a GIL with the server's): through a proxy on 127.0.0.1 that delays every byte by 150 ms
+each way, a crisp call made at 2.9 s of the window on the phone's clock is accepted, one made at
+3.3 s is refused; without the proxy a call at 3.05 s is refused. The phone's clock of the window
+starts when the phone reckons the turn ended on the server: when its ``turn_end`` arrived, less
+its one-way delay (half the round trip of its own pings).
 
-The commit–reveal shuffle: a game played to its end on a fast clock, its record downloaded from
+Margins (why this is not flaky): through the proxy the allowance is about 150 ms (half of 300 ms
+and a little processing), so the window closes at about 3.15 s; the call at 2.9 s arrives at
+about 3.05 s (3.052 to 3.062 s measured: 90 ms early), the one at 3.3 s at about 3.45 s (at
+least 200 ms late, as the cap is 250 ms); directly the allowance is a few ms at most and the call
+at 3.05 s arrives at 3.05 s or later (50 ms late: delays only make it later).
+
+The commit–reveal shuffle (uvicorn in a thread of this process, the real app, WebSocket loop and
+SQLite): a game played to its end on a fast clock, its record downloaded from
 ``/api/rooms/{code}/record``, and ``crisp verify`` (a process) on the file exits 0; the server
 seed is in no frame before ``game_over``.
 """
@@ -30,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from inthread import DelayProxy, serving
+from serverproc import ServerProcess
 from websockets.asyncio.client import ClientConnection, connect
 
 from crisp.server.app import create_app
@@ -162,7 +166,7 @@ async def call_at(server_port: int, port: int, window_s: float) -> tuple[Msg, Ms
 
 
 def test_a_slow_phone_keeps_its_crisp_window(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path, fixed_seed=5, probe_every_s=0.25)
+    env = {"CRISP_FIXED_SEED": "5", "CRISP_PROBE_EVERY_S": "0.25"}
 
     async def main(server_port: int) -> list[tuple[Msg, Msg, float]]:
         async with DelayProxy(server_port, DELAY) as proxy:
@@ -171,8 +175,8 @@ def test_a_slow_phone_keeps_its_crisp_window(tmp_path: Path) -> None:
         direct = await call_at(server_port, server_port, 3.05)
         return [slow_early, slow_late, direct]
 
-    with serving(create_app(settings)) as server_port:
-        (end1, ok, ow1), (end2, late, ow2), (end3, direct, ow3) = asyncio.run(main(server_port))
+    with ServerProcess(tmp_path, env=env) as server:
+        (end1, ok, ow1), (end2, late, ow2), (end3, direct, ow3) = asyncio.run(main(server.port))
     allowances = [round(e["window_until"] - e["t"] - 3, 3) for e in (end1, end2, end3)]
     print(f"one-way estimates {ow1:.3f} {ow2:.3f} {ow3:.4f} s; allowances {allowances} s")
     if ok["type"] == "crisp":
