@@ -132,8 +132,7 @@ class Kit:
     def crash(self) -> None:
         """The process dies: its timers never fire again (the store is left as it is)."""
         for room in self.hub.rooms.values():
-            if room.timer is not None:
-                room.timer.cancel()
+            room.stop_timers()
 
     async def jump_until(self, pred: Callable[[], bool], limit: int = 100_000) -> float:
         """Jump from timer to timer until ``pred()``; the real seconds it took."""

@@ -30,9 +30,8 @@ from browser import (
 )
 from browser_fixtures import browser, phones, playwright, server  # noqa: F401 (fixtures)
 from playwright.sync_api import expect
+from seeded import fixed_deck, fixed_first_dealer
 from serverproc import ServerProcess
-
-from crisp.engine.rng import first_dealer, round_deck
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason=f"{CHROMIUM} is absent (apt-get install chromium)"
@@ -51,15 +50,15 @@ expect.set_options(timeout=TIMEOUT_MS)
 def find_seed(players: int, wanted: Callable[[list[str]], bool]) -> int:
     """The first seed whose round-1 draws (the deck after the deal, top first) suit ``wanted``."""
     for seed in range(1, 200_000):
-        if wanted(round_deck(seed, 1)[3 * players :]):
+        if wanted(fixed_deck(seed, players)[3 * players :]):
             return seed
     raise AssertionError("no seed found")
 
 
 def dealt(seed: int, players: int) -> tuple[int, list[list[str]], list[str]]:
     """(first seat, hands, draws): R-DEALER, R-DEAL, R-FIRST from the engine's seeded source."""
-    dealer = first_dealer(seed, players)
-    deck = round_deck(seed, 1)
+    dealer = fixed_first_dealer(seed, players)
+    deck = fixed_deck(seed, players)
     return (dealer + 1) % players, deal(deck, players, dealer), deck[3 * players :]
 
 

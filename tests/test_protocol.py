@@ -269,7 +269,8 @@ async def _full_game(server: ServerProcess) -> list[Client]:
     await watcher.wait_type("state", since=start, timeout=20)
     status, summary = server.request("GET", f"/api/rooms/{code}")
     assert status == 200
-    assert set(summary) == {"code", "game_type", "phase", "options", "members", "game", "record"}
+    assert set(summary) == {"code", "game_type", "phase", "options", "members", "game", "record",
+                            "commitment"}  # fmt: skip
     P.Room.model_validate({**summary, "type": "room", "v": 0})
     for client in [*players, watcher]:
         await client.close()

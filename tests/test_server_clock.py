@@ -18,10 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from seeded import fixed_deck
 from serverproc import ServerProcess
 from wsclient import Client
-
-from crisp.engine.rng import round_deck
 
 SPEED = 10.0  # game seconds per real second
 BETWEEN_S = 20.0  # game seconds the reveal stays up (CRISP_BETWEEN_ROUNDS_S)
@@ -35,14 +34,14 @@ def find_seed(players: int) -> int:
     """The first seed whose round-1 deck gives the first player a King as its first draw (the
     card dealt right after the three passes), and no King right after it."""
     for seed in range(1, 10_000):
-        deck = round_deck(seed, 1)
+        deck = fixed_deck(seed, players)
         if deck[3 * players][0] == "K" and deck[3 * players + 1][0] != "K":
             return seed
     raise AssertionError("no seed found")  # pragma: no cover
 
 
 SEED = find_seed(N)
-DECK1 = round_deck(SEED, 1)
+DECK1 = fixed_deck(SEED, N)
 
 
 @pytest.fixture(scope="module")

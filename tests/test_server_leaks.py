@@ -248,8 +248,8 @@ def audit(g: Game) -> dict[str, int]:
             elif typ == "error":
                 counts["errors"] += 1
                 events.setdefault(c.seat, []).append((m["v"], "error", c, m))
-            else:  # welcome, room, pong
-                assert typ in ("welcome", "room", "pong"), f"{c.label}: unknown message {m}"
+            else:  # welcome, room, pong, probe (R-WINDOW-LAG)
+                assert typ in ("welcome", "room", "pong", "probe"), f"{c.label}: unknown {m}"
                 assert not lc.card_codes(m, skip=names), f"{c.label}: a card in {m}"
 
     # Views and errors, in version order, against each seat's stream up to that version.

@@ -3,8 +3,9 @@ the lobby, spectators, lobby management, presence, reconnection (R-LOOK-START, R
 R-SEE-LOOK) and action versions (stale actions, double taps).
 
 Auto-playing ``Player``s cover the long parts; hand-driven ``Client``s the precise ones. With
-``CRISP_FIXED_SEED`` the deal is known: the dealer comes from ``first_dealer`` and the deck from
-``round_deck``; the hands follow from the deal rule (R-DEAL), computed here from first principles.
+``CRISP_FIXED_SEED`` the deal is known: the dealer and the deck come from ``Fairness.from_int``
+(tests/seeded.py); the hands follow from the deal rule (R-DEAL), computed here from first
+principles.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from typing import Any
 from urllib.parse import quote
 
 from leakcheck import card_codes, check_view
+from seeded import fixed_deck, fixed_fairness, fixed_first_dealer
 from serverproc import ServerProcess
 from wsclient import Client, Player
 
 from crisp.engine.record import replay
-from crisp.engine.rng import first_dealer, round_deck
 
 SLOTS = ("left", "middle", "right")
 LONG = 60.0  # seconds: a generous wait for a whole game on a loaded machine
@@ -57,8 +58,8 @@ async def close_all(*clients: Client) -> None:
 def deal(seed: int, n: int) -> tuple[int, list[str], list[list[str]]]:
     """Round 1 of a seeded game: the first seat (left of the dealer), the deck (top first) and
     each seat's hand, dealt one card at a time starting left of the dealer (R-DEAL)."""
-    deck = round_deck(seed, 1)
-    first = (first_dealer(seed, n) + 1) % n
+    deck = fixed_deck(seed, n)
+    first = (fixed_first_dealer(seed, n) + 1) % n
     hands = [["", "", ""] for _ in range(n)]
     for slot in range(3):
         for k in range(n):
@@ -69,14 +70,16 @@ def deal(seed: int, n: int) -> tuple[int, list[str], list[list[str]]]:
 def seed_with_plain_first_draw(n: int) -> int:
     """A seed whose first card drawn from the deck (right after the 3n dealt) is not a face, so
     it can be swapped or discarded without a special power."""
-    return next(s for s in range(1, 10_000) if round_deck(s, 1)[3 * n][0] not in "JQK")
+    return next(s for s in range(1, 10_000) if fixed_deck(s, n)[3 * n][0] not in "JQK")
 
 
 def partial_record(seed: int, players: list[str], options: dict[str, Any]) -> dict[str, Any]:
-    """Enough of a record of round 1 for the independent leak checker (deck and dealer)."""
-    return {"players": players, "options": options,
-            "rounds": [{"dealer": first_dealer(seed, len(players)),
-                        "deck": round_deck(seed, 1), "actions": []}]}  # fmt: skip
+    """Enough of a record of round 1 for the independent leak checker (deck and dealer, and the
+    public fairness of a game in play: the commitment and the client seeds)."""
+    return {"players": players, "options": options, "shuffle": "hmac-sha256/1",
+            "fairness": fixed_fairness(seed, len(players)),
+            "rounds": [{"dealer": fixed_first_dealer(seed, len(players)),
+                        "deck": fixed_deck(seed, len(players)), "actions": []}]}  # fmt: skip
 
 
 def member_row(room_msg: dict[str, Any], member: int) -> dict[str, Any] | None:

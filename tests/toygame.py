@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from crisp.server.seam import BadFields, Change, Decision, LogEntry, MoveRefused, Status
+from crisp.server.seam import BadFields, Change, Decision, LogEntry, MoveRefused, Seeds, Status
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class HighCardMatch:
         outs += [Out(s, {"type": "hand", "t": 0.0, "cards": list(self.hands[s])}) for s in (0, 1)]
         return Change(list(outs), [{"e": "deal"}], None)
 
-    def apply(self, seat: int, move: dict[str, Any], t: float) -> Change:
+    def apply(self, seat: int, move: dict[str, Any], t: float, lag_ms: int = 0) -> Change:
         card = move["play"]
         if self.status() != Status.PLAYING:
             raise MoveRefused("HC-OVER", "the game is over")
@@ -154,9 +154,12 @@ class HighCardSpec:
         return {"play": card}
 
     def new_match(
-        self, players: list[str], options: dict[str, Any], number: int, seed: int | None
+        self, players: list[str], options: dict[str, Any], number: int, seeds: Seeds
     ) -> tuple[HighCardMatch, LogEntry]:
-        head = {"e": "game", "no": number, "players": players, "seed": seed or 1}
+        # High Card deals from an integer: it takes one from the server seed, and ignores the
+        # client seeds (a game may use the seeds or not).
+        seed = int.from_bytes(seeds.server_seed[:8], "big")
+        head = {"e": "game", "no": number, "players": players, "seed": seed}
         return HighCardMatch(head), head
 
     def from_log(self, entries: list[LogEntry]) -> HighCardMatch:

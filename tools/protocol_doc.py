@@ -103,6 +103,8 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "bot": [{"type": "bot", "seat": 1, "level": "normal"}],
     "sync": [{"type": "sync"}],
     "ping": [{"type": "ping", "n": 7}],
+    "client_seed": [{"type": "client_seed", "seed": "3f9c0e71a2b4d6c8e0f1a3b5c7d9e1f2"}],
+    "probe_ack": [{"type": "probe_ack", "n": 12}],
     "welcome": [{"type": "welcome", "you": {**YOU_BEN, "seat": None}, "clock_speed": 1.0}],
     "room": [
         {
@@ -151,6 +153,7 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
     ],
     "left": [{"type": "left", "code": "KWMNACFHJRXY"}],
     "pong": [{"type": "pong", "n": 7}],
+    "probe": [{"type": "probe", "n": 12}],
     "game": [
         {"type": "game", "t": 0.0, "players": ["Ana", "Ben", "Chloé"], "options": OPTIONS, "v": 8}
     ],

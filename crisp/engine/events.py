@@ -337,8 +337,9 @@ class TurnEndEvent(Event):
     seat: Seat = field(metadata=_doc("whose turn ended"))
     window_until: Time | None = field(
         metadata=_doc(
-            "the end of this seat's crisp window; null: no window (a timeout, or a final turn, "
-            "R-WINDOW-NONE)"
+            "the end of this seat's crisp window: 3 s after its turn ended plus its connection's "
+            "allowance (R-WINDOW-LAG, at most 250 ms by default); null: no window (a timeout, or "
+            "a final turn, R-WINDOW-NONE)"
         )
     )
     next: Seat | None = field(metadata=_doc("the next seat to play; null: the round is over"))

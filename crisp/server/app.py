@@ -117,7 +117,7 @@ def create_app(
     @app.get("/api/rooms/{code}", dependencies=lookup)
     async def room_summary(room: FoundRoom) -> dict[str, Any]:
         msg = room.room_message()
-        keys = ("code", "game_type", "phase", "options", "members", "game", "record")
+        keys = ("code", "game_type", "phase", "options", "members", "game", "record", "commitment")
         return {k: msg[k] for k in keys}
 
     @app.get("/api/rooms/{code}/record", dependencies=lookup)

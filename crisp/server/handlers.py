@@ -58,6 +58,15 @@ def _ping(room: Room, conn: Peer, msg: P.Ping) -> None:
     conn.send(encode({"type": "pong", "n": msg.n}))
 
 
+def _client_seed(room: Room, conn: Peer, msg: P.ClientSeed) -> None:
+    assert conn.member is not None
+    room.client_seed(conn.member, msg.seed)
+
+
+def _probe_ack(room: Room, conn: Peer, msg: P.ProbeAck) -> None:
+    room.probe_ack(conn, msg.n)
+
+
 def _sync(room: Room, conn: Peer, msg: P.Sync) -> None:
     room.send_state(conn)
 
@@ -114,6 +123,9 @@ LOBBY = frozenset({Phase.LOBBY})
 HANDLERS: dict[type[Any], Handler] = {
     P.Ping: Handler(_ping, Who.ANYONE),
     P.Sync: Handler(_sync, Who.ANYONE),
+    P.ProbeAck: Handler(_probe_ack, Who.ANYONE),
+    P.ClientSeed: Handler(_client_seed, Who.MEMBER, LOBBY,
+                          "client seeds are sent in the lobby, before the start"),
     P.Act: Handler(_act, Who.ANYONE, shape=_move_shape),  # the room says who may play
     P.Continue: Handler(_continue, Who.ANYONE),
     P.Leave: Handler(_leave, Who.MEMBER, LOBBY,

@@ -19,6 +19,7 @@ from crisp.server.peer import Peer
 from crisp.server.refused import Refused
 from crisp.server.registry import Registry
 from crisp.server.room import Room
+from crisp.server.seeds import draw_server_seed
 from crisp.server.settings import Settings
 from crisp.server.store import Storage
 
@@ -66,8 +67,7 @@ class Hub:
             with contextlib.suppress(asyncio.CancelledError):
                 await self.sweeper
         for room in self.rooms.values():
-            if room.timer is not None:
-                room.timer.cancel()
+            room.stop_timers()
             for conn in list(room.conns):
                 conn.close(CloseCode.GOING_AWAY)
         self.store.close()
@@ -88,7 +88,8 @@ class Hub:
                 break
         else:  # pragma: no cover - hundreds of thousands of codes
             raise Refused("unavailable", "no free room code")
-        lobby = Lobby(code, self.clock.wall(), name, spec.default_options(), spec.seats[1])
+        lobby = Lobby(code, self.clock.wall(), name, spec.default_options(), spec.seats[1],
+                      server_seed=draw_server_seed(self.settings.fixed_seed))  # fmt: skip
         room = self._room(lobby)
         self.rooms[code] = room
         log.info("room %s created", code)
@@ -108,8 +109,7 @@ class Hub:
         ]
         for code in gone:
             room = self.rooms.pop(code)
-            if room.timer is not None:
-                room.timer.cancel()
+            room.stop_timers()
             self.store.delete(code)
             log.info("room %s expired", code)
         return gone

@@ -10,6 +10,7 @@ from typing import Any
 
 from crisp.server.members import BOT_NAMES, Member, clean_name, token_hash
 from crisp.server.refused import Refused
+from crisp.server.seeds import CLIENT_SEED_MAX, commitment
 
 
 class Phase(StrEnum):
@@ -36,6 +37,11 @@ class Lobby:
     game_no: int = 0
     seats: list[int] = field(default_factory=list)  # member ids by seat, in the current game
     stand_ins: dict[int, str] = field(default_factory=dict)  # seat -> the level of a bot playing
+    # The commit–reveal shuffle (seeds.py): the secret seed of the next game (hex; kept through
+    # that game, replaced at the rematch; None in a room stored before it), and the client seeds
+    # members sent in this lobby. Never sent: the room message carries the commitment only.
+    server_seed: str | None = None
+    client_seeds: dict[int, str] = field(default_factory=dict)  # member id -> its seed
 
     # -- storage ------------------------------------------------------------------------------
 
@@ -52,6 +58,8 @@ class Lobby:
             "game_no": self.game_no,
             "seats": list(self.seats),
             "stand_ins": {str(seat): level for seat, level in self.stand_ins.items()},
+            "server_seed": self.server_seed,
+            "client_seeds": {str(m): seed for m, seed in self.client_seeds.items()},
         }
 
     @classmethod
@@ -69,6 +77,8 @@ class Lobby:
             game_no=int(state["game_no"]),
             seats=list(state["seats"]),
             stand_ins={int(seat): level for seat, level in state.get("stand_ins", {}).items()},
+            server_seed=state.get("server_seed"),
+            client_seeds={int(m): str(s) for m, s in state.get("client_seeds", {}).items()},
         )
 
     # -- queries ------------------------------------------------------------------------------
@@ -88,6 +98,14 @@ class Lobby:
         if member_id is None or self.phase == Phase.LOBBY or member_id not in self.seats:
             return None
         return self.seats.index(member_id)
+
+    def commitment(self) -> str | None:
+        """SHA-256 of the server seed (None: a game dealt before the commit–reveal shuffle)."""
+        return commitment(self.server_seed) if self.server_seed is not None else None
+
+    def seeds_of(self, seats: list[int]) -> tuple[str, ...]:
+        """The client seeds of ``seats`` (member ids) in seat order; ``""`` for a silent one."""
+        return tuple(self.client_seeds.get(m, "") for m in seats)
 
     def is_bot_seat(self, seat: int) -> bool:
         return self.members[self.seats[seat]].bot is not None or seat in self.stand_ins
@@ -121,9 +139,20 @@ class Lobby:
     def remove(self, member_id: int) -> Member:
         """Remove a member; a leaving host passes the role to the next human member."""
         member = self.members.pop(member_id)
+        self.client_seeds.pop(member_id, None)
         if self.host == member_id:
             self.host = next((m.id for m in self.members.values() if m.bot is None), None)
         return member
+
+    def set_client_seed(self, member_id: int, seed: str) -> None:
+        """A member's client seed for the next game (the last one sent counts)."""
+        if not 1 <= len(seed) <= CLIENT_SEED_MAX:
+            raise Refused("bad_message", f"seed: 1 to {CLIENT_SEED_MAX} characters")
+        try:
+            seed.encode("utf-8")
+        except UnicodeEncodeError:
+            raise Refused("bad_message", "seed: not valid Unicode text") from None
+        self.client_seeds[member_id] = seed
 
     def pass_host(self, member_id: int) -> None:
         member = self.members.get(member_id)
@@ -143,7 +172,11 @@ class Lobby:
         self.stand_ins = {}
         return seats
 
-    def back_to_lobby(self) -> None:
+    def back_to_lobby(self, server_seed: str) -> None:
+        """After a game: a new lobby with a new server seed, and no client seed yet (each phone
+        sends a new one once it has seen the new commitment)."""
         self.phase = Phase.LOBBY
         self.seats = []
         self.stand_ins = {}
+        self.server_seed = server_seed
+        self.client_seeds = {}

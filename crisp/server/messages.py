@@ -24,7 +24,7 @@ def room_message(
         seat = seats.get(m.id)
         members.append({
             "id": m.id, "name": m.name, "seat": seat, "host": m.id == lobby.host,
-            "connected": m.id in online, "bot": m.bot,
+            "connected": m.id in online, "bot": m.bot, "seeded": m.id in lobby.client_seeds,
             "stand_in": lobby.stand_ins.get(seat) if seat is not None else None,
             "absent": bool(seat is not None and absence is not None and absence.is_absent(seat)),
         })  # fmt: skip
@@ -32,7 +32,7 @@ def room_message(
         "type": "room", "v": version, "code": lobby.code, "game_type": lobby.game_type,
         "phase": str(lobby.phase), "options": dict(lobby.options), "members": members,
         "game": lobby.game_no, "between": between if lobby.phase == Phase.BETWEEN else None,
-        "record": record,
+        "record": record, "commitment": lobby.commitment(),
     }  # fmt: skip
 
 

@@ -123,6 +123,26 @@ class Sync(_Msg):
     type: Literal["sync"]
 
 
+class ClientSeed(_Msg):
+    """In the lobby, any member: your client seed for the next game's shuffle (docs/fairness.md).
+    Send it once you have the ``room`` message with the lobby's ``commitment`` (the server fixed
+    its seed first), and again after each rematch (a new commitment, and every client seed is
+    cleared). The last one sent before the start counts; it is published in the ``game`` message.
+    The room message marks you ``seeded``. A phone sends 16 bytes of ``crypto.getRandomValues``
+    as 32 lower-case hex digits (``crisp/static/fairseed.js``)."""
+
+    type: Literal["client_seed"]
+    seed: str = Field(min_length=1, max_length=64, description="1 to 64 characters")
+
+
+class ProbeAck(_Msg):
+    """The answer to the server's ``probe``: send it at once, with the same ``n``. The server
+    times the round trip (R-WINDOW-LAG); an unknown or repeated ``n`` is ignored."""
+
+    type: Literal["probe_ack"]
+    n: int = Field(ge=0, description="the `n` of the probe it answers")
+
+
 class Ping(_Msg):
     """Keep-alive and latency probe; answered by ``pong`` with the same ``n``."""
 
@@ -144,12 +164,14 @@ ClientMessage = Annotated[
     | AddBot
     | StandIn
     | Sync
+    | ClientSeed
+    | ProbeAck
     | Ping,
     Field(discriminator="type"),
 ]
 CLIENT = TypeAdapter(ClientMessage)
 CLIENT_TYPES = (Hello, Act, SetOptions, Start, Kick, PassHost, Leave, Continue, Rematch, Grace,
-                AddBot, StandIn, Sync, Ping)  # fmt: skip
+                AddBot, StandIn, Sync, ClientSeed, ProbeAck, Ping)  # fmt: skip
 
 
 # -- server to client: the room -----------------------------------------------------------------
@@ -165,6 +187,9 @@ class Member(_Msg):
     bot: str | None = Field(None, description="a bot member's level (bots have no token)")
     stand_in: str | None = Field(
         None, description="a bot of this level plays the seat until its player comes back"
+    )
+    seeded: bool = Field(
+        False, description="the member sent a client seed in this lobby (the seed is not shown)"
     )
 
 
@@ -204,6 +229,13 @@ class Room(_Msg):
     game: int = Field(description="how many games this room has started")
     between: Between | None = Field(None, description="between rounds only; null otherwise")
     record: bool = Field(description="a finished game's record can be downloaded")
+    commitment: str | None = Field(
+        None,
+        pattern=r"^[0-9a-f]{64}$",
+        description="SHA-256 (hex) of the server seed of this lobby's next game, or of the game "
+        "being played (or just over): published before anyone can start, new at each rematch "
+        "(docs/fairness.md); null for a game dealt before the commit-reveal shuffle",
+    )
 
 
 class You(_Msg):
@@ -272,7 +304,18 @@ class Pong(_Msg):
     n: int | None = Field(None, description="the `n` of the `ping`")
 
 
-SERVER_TYPES: tuple[type[BaseModel], ...] = (Welcome, Room, State, Error, Left, Pong)
+class Probe(_Msg):
+    """While a game runs, at least every 5 s (the server's ``probe_every_s``), and on a hello
+    mid-game: answer at once with ``probe_ack`` and the same ``n``. Half the median of the last 8
+    round trips, capped at 250 ms (``window_lag_cap_ms``), extends the crisp window your turn
+    opens (R-WINDOW-LAG; ``turn_end.window_until`` shows it). A phone that does not answer gets
+    no allowance; a phone that answers late gets at most the cap."""
+
+    type: Literal["probe"]
+    n: int = Field(ge=1, description="the probe's number on this connection")
+
+
+SERVER_TYPES: tuple[type[BaseModel], ...] = (Welcome, Room, State, Error, Left, Pong, Probe)
 
 
 # -- over HTTP: creating and joining a room ----------------------------------------------------

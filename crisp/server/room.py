@@ -19,13 +19,24 @@ from typing import Any
 from crisp.server import messages
 from crisp.server.clock import Clock, GameClock, Timer
 from crisp.server.closecodes import CloseCode
+from crisp.server.latency import Probes
 from crisp.server.lobby import IN_GAME, Lobby, Phase
 from crisp.server.members import Member, new_token, token_hash
 from crisp.server.peer import Peer
 from crisp.server.refused import Refused
-from crisp.server.seam import BadFields, Change, Fields, GameSpec, LogEntry, Match, MoveRefused
+from crisp.server.seam import (
+    BadFields,
+    Change,
+    Fields,
+    GameSpec,
+    LogEntry,
+    Match,
+    MoveRefused,
+    Seeds,
+)
 from crisp.server.seam import Status as MatchStatus
 from crisp.server.seatbots import SeatBots
+from crisp.server.seeds import draw_server_seed
 from crisp.server.settings import Settings
 from crisp.server.store import Storage
 from crisp.server.wire import encode
@@ -95,6 +106,9 @@ class Room:
         self.conns: set[Peer] = set()
         self.lock = asyncio.Lock()
         self.timer: Timer | None = None
+        # R-WINDOW-LAG: each connection's round trips, probed while a game runs
+        self.probes = Probes(clock, settings.rtt_samples, settings.window_lag_cap_ms)
+        self.probe_timer: Timer | None = None
 
     # -- the pipeline -------------------------------------------------------------------------
 
@@ -310,6 +324,9 @@ class Room:
                           "clock_speed": self.settings.clock_speed}))  # fmt: skip
         self.send_room(only=None if member is not None else conn)  # presence changed
         self.send_state(conn)
+        if self.lobby.phase in IN_GAME:
+            self.probes.probe(conn)
+            self._plan_probes()
         seat = conn.seat
         if seat is not None and self.match is not None and self.lobby.phase in IN_GAME:
             self._run(lambda txn: self._seat_back(txn, seat))
@@ -328,6 +345,7 @@ class Room:
     def gone(self, conn: Peer) -> None:
         """A connection closed."""
         self.conns.discard(conn)
+        self.probes.forget(conn)
         if conn.member is None or conn.member not in self.lobby.members:
             return
         if self.lobby.phase == Phase.BETWEEN:
@@ -397,6 +415,7 @@ class Room:
         when = self.next_wakeup()
         if when is not None:
             self.timer = self.clock.call_at(when, self._wake)
+        self._plan_probes()
 
     async def _wake(self) -> None:
         async with self.lock:
@@ -408,6 +427,45 @@ class Room:
                 log.exception("room %s: a deadline failed", self.code)
             finally:
                 self._plan()
+
+    # -- round trips (R-WINDOW-LAG, latency.py) -------------------------------------------------
+
+    def stop_timers(self) -> None:
+        """The room is closed or dropped: nothing of it runs again."""
+        for timer in (self.timer, self.probe_timer):
+            if timer is not None:
+                timer.cancel()
+        self.timer = self.probe_timer = None
+
+    def _probing(self) -> bool:
+        return self.lobby.phase in IN_GAME and any(c.greeted for c in self.conns)
+
+    def _plan_probes(self) -> None:
+        """While a game runs and someone is connected: probe everyone now, then every
+        ``probe_every_s``."""
+        if self.probe_timer is None and self._probing():
+            self._probe_all()
+
+    def _probe_all(self) -> None:
+        for conn in self.conns:
+            if conn.greeted:
+                self.probes.probe(conn)
+        when = self.clock.now() + self.settings.probe_every_s
+        self.probe_timer = self.clock.call_at(when, self._probe_wake)
+
+    async def _probe_wake(self) -> None:
+        async with self.lock:
+            self.probe_timer = None
+            if self._probing():
+                self._probe_all()
+
+    def probe_ack(self, conn: Peer, n: int) -> None:
+        """A phone's answer to probe ``n``."""
+        self.probes.answered(conn, n)
+
+    def lag_of(self, conn: Peer) -> int:
+        """The allowance of a move sent over ``conn``: half its round trip in game ms, capped."""
+        return self.probes.allowance_ms(conn, self.game_clock.speed)
 
     # -- moves ---------------------------------------------------------------------------------
 
@@ -422,20 +480,21 @@ class Room:
             raise Refused("bad_version", f"version {v} does not exist yet (now {self.version})")
         if v < self.floors[seat]:
             raise Refused("stale", "the game moved on since that version: look again")
-        self._run(lambda txn: self._move(txn, seat, move))
+        lag = self.lag_of(conn)
+        self._run(lambda txn: self._move(txn, seat, move, lag))
 
     def bot_move(self, seat: int, fields: Fields) -> None:
         """A bot's move: the same checks as a phone's; a refusal is logged and dropped."""
         try:
             move = self.spec.check_move(fields)
-            self._run(lambda txn: self._move(txn, seat, move))
+            self._run(lambda txn: self._move(txn, seat, move, 0))
         except (BadFields, Refused) as err:
             log.warning("room %s: seat %d's bot was refused: %s", self.code, seat, err)
 
-    def _move(self, txn: Txn, seat: int, move: Fields) -> None:
+    def _move(self, txn: Txn, seat: int, move: Fields, lag_ms: int) -> None:
         assert self.match is not None
         try:
-            change = self.match.apply(seat, move, self.game_now())
+            change = self.match.apply(seat, move, self.game_now(), lag_ms)
         except MoveRefused as err:
             self._apply(txn, err.before)
             raise Refused("illegal", err.message, err.rule) from err
@@ -460,6 +519,12 @@ class Room:
             self._lobby_change(txn, lambda: None)
 
         self._run(step)
+
+    def client_seed(self, member_id: int, seed: str) -> None:
+        """A member's client seed for the next game (in the lobby; the room message says who has
+        sent one, never the seed)."""
+        self._run(lambda txn: self._lobby_change(
+            txn, lambda: self.lobby.set_client_seed(member_id, seed)))  # fmt: skip
 
     def pass_host(self, member_id: int) -> None:
         self._run(lambda txn: self._lobby_change(txn, lambda: self.lobby.pass_host(member_id)))
@@ -496,6 +561,7 @@ class Room:
                     conn.send(encode({"type": "left", "code": self.code}))
                 conn.close(CloseCode.REMOVED)
                 self.conns.discard(conn)
+                self.probes.forget(conn)
 
     def start(self) -> None:
         self._run(self._start)
@@ -507,7 +573,7 @@ class Room:
         seats = self.lobby.start(low)
         names = [self.lobby.members[m].name for m in seats]
         match, head = self.spec.new_match(names, dict(self.lobby.options), self.lobby.game_no,
-                                          self.settings.fixed_seed)  # fmt: skip
+                                          self._seeds(seats))  # fmt: skip
         self.match = match
         self.game_log = [head]
         txn.entries.append(head)
@@ -521,6 +587,15 @@ class Room:
         txn.then(self._reseat)
         self._deal(txn)
         txn.then(self.send_states)  # a state reflects every message of its version or before
+
+    def _seeds(self, seats: list[int]) -> Seeds:
+        """The seeds fixed at the start: the committed server seed and the seated members'
+        client seeds in seat order (all empty with the ``fixed_seed`` test setting)."""
+        if self.lobby.server_seed is None:  # pragma: no cover - every lobby draws one
+            raise Refused("internal", "this lobby has no server seed")
+        fixed = self.settings.fixed_seed is not None
+        client = ("",) * len(seats) if fixed else self.lobby.seeds_of(seats)
+        return Seeds(bytes.fromhex(self.lobby.server_seed), client)
 
     def _seat_bot(self, seat: int, level: str, with_view: bool) -> None:
         assert self.match is not None
@@ -563,7 +638,7 @@ class Room:
     def rematch(self) -> None:
         def step(txn: Txn) -> None:
             self.bots.clear()
-            self.lobby.back_to_lobby()
+            self.lobby.back_to_lobby(draw_server_seed(self.settings.fixed_seed))
             self.match = None
             self.game_log = []
             self.floors = []
@@ -633,6 +708,16 @@ class Room:
 
     # -- loading ------------------------------------------------------------------------------
 
+    def _commit_on_load(self) -> None:
+        """A lobby stored before the commit–reveal shuffle: draw its server seed, stored at once
+        (its commitment must not change at the next restart)."""
+
+        def step(txn: Txn) -> None:
+            self.lobby.server_seed = draw_server_seed(self.settings.fixed_seed)
+            txn.lobby = True
+
+        self._run(step)
+
     def load(self, state: dict[str, Any], updated: float, entries: list[LogEntry]) -> None:
         """Come back as stored: the lobby, the last finished game's record, the current game
         (its clock stopped until a seat is back), and its bots from their seats' views."""
@@ -645,6 +730,8 @@ class Room:
                 games.append([])
             if games:
                 games[-1].append(entry)
+        if self.lobby.server_seed is None and self.lobby.phase == Phase.LOBBY:
+            self._commit_on_load()
         for group in reversed(games):
             match = self.spec.from_log(group)
             if match.status() == MatchStatus.OVER:

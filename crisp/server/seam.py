@@ -9,6 +9,17 @@ to them. The server never decides a rule; a game never touches a socket, a clock
 Time is the game's own: seconds since the current round began (a new round starts at 0), as exact
 thousandths. The server maps it to real time, pauses it and restarts it (``GameClock``).
 
+Fairness (commit–reveal): the server draws a secret ``server_seed`` when a lobby opens and at each
+rematch, publishes its SHA-256 (``commitment``) before anyone can start, collects each phone's
+``client_seed`` in the lobby and hands both to ``new_match`` as ``Seeds``; a game that shuffles
+derives its deals from them (Crisp: docs/fairness.md), a game that does not ignores them. The
+server reveals nothing: the game's own ``game_over`` message and record do.
+
+Latency (R-WINDOW-LAG): every move comes with ``lag_ms``, the server's estimate of the one-way
+delay of the connection that sent it (half its measured round trip, capped by a setting; 0 for a
+bot or before a measure). A game with a time window may extend the window the move opens by it;
+it must keep it in the log entry so that ``from_log`` rebuilds exactly. Others ignore it.
+
 Optional capabilities: ``absence`` (a host's grace for a disconnected seat, after which its turns
 time out) and ``restart_clock`` (a game with turn clocks restarts the current one in full after a
 pause or a restart). A game without them returns None / an empty change.
@@ -16,6 +27,7 @@ pause or a restart). A game without them returns None / an empty change.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -60,6 +72,27 @@ class Change:
         """This change followed by ``other``, as one."""
         stale = None if self.stale is None or other.stale is None else self.stale | other.stale
         return Change([*self.outs, *other.outs], [*self.entries, *other.entries], stale)
+
+
+@dataclass(frozen=True, repr=False)
+class Seeds:
+    """The seeds of a new game: the server's secret (32 bytes, committed to before the start)
+    and the seated players' client seeds in seat order (``""`` for a bot or a silent seat)."""
+
+    server_seed: bytes
+    client_seeds: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.server_seed) != 32:
+            raise ValueError("a server seed is 32 bytes")
+        object.__setattr__(self, "client_seeds", tuple(self.client_seeds))
+
+    def commitment(self) -> str:
+        """SHA-256 of the server seed, lower-case hex: what the ``room`` message published."""
+        return hashlib.sha256(self.server_seed).hexdigest()
+
+    def __repr__(self) -> str:  # never print the secret (a log line, a traceback)
+        return f"Seeds(commitment={self.commitment()!r}, client_seeds={self.client_seeds!r})"
 
 
 class BadFields(ValueError):
@@ -124,8 +157,9 @@ class Match(Protocol):
     def start_round(self) -> Change:
         """Deal the next round; its game time starts at 0."""
 
-    def apply(self, seat: int, move: Fields, t: float, /) -> Change:
-        """``seat``'s move at game time ``t`` (deadlines due by then apply first). Raises
+    def apply(self, seat: int, move: Fields, t: float, lag_ms: int, /) -> Change:
+        """``seat``'s move at game time ``t`` (deadlines due by then apply first), sent over a
+        connection whose one-way delay is estimated at ``lag_ms`` (0 to 1000; see above). Raises
         ``MoveRefused`` (nothing changed but ``before``) or ``BadFields``."""
 
     def advance(self, t: float, /) -> Change:
@@ -176,10 +210,11 @@ class GameSpec(Protocol):
         ``BadFields``."""
 
     def new_match(
-        self, players: list[str], options: Fields, number: int, seed: int | None, /
+        self, players: list[str], options: Fields, number: int, seeds: Seeds, /
     ) -> tuple[Match, LogEntry]:
         """A new game and the head entry of its log (``e`` is ``"game"``; it holds the secrets
-        the game needs to be rebuilt, such as its seed)."""
+        the game needs to be rebuilt, such as its seeds). ``seeds.client_seeds`` has one seed a
+        player."""
 
     def from_log(self, entries: list[LogEntry], /) -> Match:
         """The game of ``entries`` (its head first) as it was after the last one."""

@@ -41,7 +41,28 @@ class Settings(BaseSettings):
         description="extra Origins allowed to open a WebSocket (the server's own always is)",
     )
     fixed_seed: int | None = Field(
-        None, ge=0, description="tests only: every game uses this seed (its deals are known)"
+        None,
+        ge=0,
+        description="tests only: every game's seeds are the engine's Fairness.from_int(S, n): "
+        'the server seed SHA-256(b"crisp-seed:S") and an empty client seed a seat, whatever '
+        "the phones send (so its deals are known; docs/fairness.md)",
+    )
+    window_lag_cap_ms: int = Field(
+        250,
+        ge=0,
+        le=1000,
+        description="R-WINDOW-LAG: the most a slow connection adds to its crisp window (game ms; "
+        "half its measured round trip up to this; 0 turns the allowance off)",
+    )
+    probe_every_s: float = Field(
+        2.0,
+        gt=0,
+        le=5,
+        description="while a game runs, how often (real seconds) each connection is sent a "
+        "probe to measure its round trip",
+    )
+    rtt_samples: int = Field(
+        8, ge=1, le=64, description="the round trips whose median is a connection's estimate"
     )
     games: list[str] = Field(
         default_factory=lambda: ["crisp.games.crisp:SPEC"],

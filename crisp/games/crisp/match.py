@@ -1,20 +1,24 @@
 """A game of Crisp as the server drives it: the engine's ``Game`` and the log of its inputs.
 
 The log is what the server stores: a head (``e: game``, with the players, options and secret
-seed), then each input in order: a deal, a move at its game time, deadlines applied at a game
-time, a seat made absent or present, a clock restart. Replaying it rebuilds the game exactly, and
-``record()`` (docs/record.md) follows.
+seeds), then each input in order: a deal, a move at its game time (with its R-WINDOW-LAG
+``allowance_ms`` when not 0), deadlines applied at a game time, a seat made absent or present, a
+clock restart. Replaying it rebuilds the game exactly, and ``record()`` (docs/record.md) follows.
+
+The head of a game dealt by the commit–reveal shuffle (docs/fairness.md) holds
+``"server_seed"`` (hex) and ``"client_seeds"``; a head stored before it holds ``"seed"``, the
+SplitMix64 seed, and rebuilds exactly as it always did.
 """
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Sequence
 from typing import Any
 
 from crisp.engine import Game, IllegalAction, Options, Out, actions
+from crisp.engine.fairness import Fairness
 from crisp.engine.timing import to_seconds
-from crisp.server.seam import Absence, BadFields, Change, LogEntry, MoveRefused, Status
+from crisp.server.seam import Absence, BadFields, Change, LogEntry, MoveRefused, Seeds, Status
 
 
 def _stale(outs: list[Out]) -> frozenset[int] | None:
@@ -58,17 +62,22 @@ class CrispAbsence:
 class CrispMatch:
     def __init__(self, head: LogEntry) -> None:
         self.head = head
-        self.game = Game(list(head["players"]), Options.from_record(head["options"]),
-                         seed=int(head["seed"]))  # fmt: skip
+        players, options = list(head["players"]), Options.from_record(head["options"])
+        if "seed" in head:  # stored before the commit–reveal shuffle: SplitMix64
+            self.game = Game(players, options, seed=int(head["seed"]))
+        else:
+            fair = Fairness(bytes.fromhex(head["server_seed"]), tuple(head["client_seeds"]))
+            self.game = Game(players, options, fairness=fair)
         self.absence: Absence | None = CrispAbsence(self)
 
     @classmethod
     def new(
-        cls, players: list[str], options: dict[str, Any], number: int, seed: int | None
+        cls, players: list[str], options: dict[str, Any], number: int, seeds: Seeds
     ) -> tuple[CrispMatch, LogEntry]:
-        seed = secrets.randbits(63) if seed is None else seed
         head = {"e": "game", "no": number, "players": players,
-                "options": Options.from_record(options).to_record(), "seed": seed}  # fmt: skip
+                "options": Options.from_record(options).to_record(),
+                "server_seed": seeds.server_seed.hex(),
+                "client_seeds": list(seeds.client_seeds)}  # fmt: skip
         return cls(head), head
 
     @classmethod
@@ -84,7 +93,8 @@ class CrispMatch:
         if kind == "deal":
             game.start_round()
         elif kind == "act":
-            game.apply(actions.from_record({k: v for k, v in entry.items() if k != "e"}), t)
+            fields = {k: v for k, v in entry.items() if k not in ("e", "allowance_ms")}
+            game.apply(actions.from_record(fields), t, allowance_ms=entry.get("allowance_ms", 0))
         elif kind == "advance":
             game.advance(t)
         elif kind == "absent":
@@ -118,7 +128,7 @@ class CrispMatch:
         outs = self.game.advance(t)
         return _change(outs, {"e": "advance", "t": t} if outs else None)
 
-    def apply(self, seat: int, move: dict[str, Any], t: float) -> Change:
+    def apply(self, seat: int, move: dict[str, Any], t: float, lag_ms: int) -> Change:
         try:
             action = actions.from_record({**move, "seat": seat})
         except ValueError as err:
@@ -127,10 +137,14 @@ class CrispMatch:
         if self.status() != Status.PLAYING:
             raise MoveRefused("R-FINAL-TURNS", "the round is over", before)
         try:
-            outs = self.game.apply(action, t)  # raises IllegalAction, changing nothing
+            # raises IllegalAction, changing nothing; R-WINDOW-LAG if it ends the seat's turn
+            outs = self.game.apply(action, t, allowance_ms=lag_ms)
         except IllegalAction as err:
             raise MoveRefused(err.rule, err.message, before) from err
-        return before.then(_change(outs, {"e": "act", "t": t, **action.to_record()}))
+        entry = {"e": "act", "t": t, **action.to_record()}
+        if lag_ms:
+            entry["allowance_ms"] = lag_ms
+        return before.then(_change(outs, entry))
 
     def restart_clock(self, t: float) -> Change:
         outs = self.game.restart_clock(t)

@@ -11,7 +11,7 @@ from crisp.engine import Options
 from crisp.engine.game import MAX_PLAYERS, MIN_PLAYERS
 from crisp.games.crisp import moves
 from crisp.games.crisp.match import CrispMatch
-from crisp.server.seam import Decision, LogEntry, Match
+from crisp.server.seam import Decision, LogEntry, Match, Seeds
 
 
 class CrispBot:
@@ -47,9 +47,9 @@ class CrispSpec:
         return moves.check_move(fields)
 
     def new_match(
-        self, players: list[str], options: dict[str, Any], number: int, seed: int | None
+        self, players: list[str], options: dict[str, Any], number: int, seeds: Seeds
     ) -> tuple[Match, LogEntry]:
-        return CrispMatch.new(players, options, number, seed)
+        return CrispMatch.new(players, options, number, seeds)
 
     def from_log(self, entries: list[LogEntry]) -> Match:
         return CrispMatch.from_log(entries)

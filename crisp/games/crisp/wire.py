@@ -129,7 +129,7 @@ def type_of(model: type[BaseModel]) -> str:
 
 #: Everything the server sends on a WebSocket for Crisp: its own messages and the engine's.
 ServerMessage = Annotated[
-    Union[(P.Welcome, P.Room, P.State, P.Error, P.Left, P.Pong, *EVENT_TYPES)],  # type: ignore[valid-type]
+    Union[(P.Welcome, P.Room, P.State, P.Error, P.Left, P.Pong, P.Probe, *EVENT_TYPES)],  # type: ignore[valid-type]
     Field(discriminator="type"),
 ]
 SERVER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
@@ -241,11 +241,17 @@ class View(_Strict):
     """What a seat (or a spectator) may see now (RULES.md §7): the game, and its current round.
     It is the whole state a client needs to draw the table; later messages update it."""
 
+    omitted_not_null: ClassVar[frozenset[str]] = frozenset({"fairness"})
     players: list[str] = Field(description="the players' names, by seat")
     options: P.Options = Field(description="the host's options for this game")
     totals: list[int] = Field(description="each seat's total so far, by seat")
     over: bool = Field(description="the game is over")
     winners: list[Seat] = Field(description="the winning seats once the game is over, else []")
+    fairness: dict[str, Any] | SkipJsonSchema[None] = Field(
+        None, description="the record's fairness object (docs/fairness.md): the commitment and "
+        "the client seeds, and the server seed once the game is over; left out for a game dealt "
+        "before the commit-reveal shuffle",
+    )  # fmt: skip
     round: RoundView = Field(description="the current (or last) round")
 
 
