@@ -58,6 +58,7 @@ RULE_IDS = (
     "R-OPT-TIMER",
     "R-OPT-DISCARD",
     "R-WINDOW",
+    "R-WINDOW-LAG",
     "R-WINDOW-NONE",
     "R-LOOK-PHASE",
     "R-EDGES",
