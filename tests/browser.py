@@ -35,6 +35,11 @@ def card_name(code: str, lang: str = "en") -> str:
     return rank + SUITS[code[1]]
 
 
+def face(name: str) -> re.Pattern[str]:
+    """What a shown face's text starts with: its name (the card art's own indices follow it)."""
+    return re.compile("^" + re.escape(name))
+
+
 def card_code(name: str) -> str:
     found = NAME.fullmatch(name.strip())
     assert found, f"not a card name: {name!r}"
@@ -134,7 +139,9 @@ class Phone:
         """The code of the drawn card this phone holds, read from ``[data-test=held]``."""
         held = self.page.locator('[data-test="held"].up')
         expect(held).to_be_visible()
-        return card_code(held.inner_text())
+        code = held.locator(".face[data-card]").first.get_attribute("data-card")
+        assert code is not None
+        return code
 
     def card_names_in_page(self) -> set[str]:
         """Every card name rendered anywhere in the page (text, labels, flying cards)."""

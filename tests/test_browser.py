@@ -25,6 +25,7 @@ from browser import (
     assert_clean,
     card_name,
     deal,
+    face,
     value,
     wait_until,
 )
@@ -135,7 +136,7 @@ def see_flashes(flashes: list[tuple[Any, str]]) -> None:
 
     def check() -> bool:
         for i, (card, name) in enumerate(flashes):
-            if i not in seen and (card.text_content() or "").strip() == name:
+            if i not in seen and (card.text_content() or "").strip().startswith(name):
                 seen.add(i)
         return len(seen) == len(flashes)
 
@@ -144,7 +145,7 @@ def see_flashes(flashes: list[tuple[Any, str]]) -> None:
 
 def expect_pile(phones: list[Phone], code: str) -> None:
     for phone in phones:
-        expect(phone.loc('[data-test="pile"] .card.up')).to_have_text(phone.name_of(code))
+        expect(phone.loc('[data-test="pile"] .card.up')).to_have_text(face(phone.name_of(code)))
 
 
 def storage_has_no_card(phone: Phone) -> None:
@@ -243,8 +244,8 @@ def test_three_phones_play_a_round_by_taps(server: Any, phones: Any) -> None:
     by_seat = start_game(ana, everyone)
     assert {phone.label: phone.seat() for phone in everyone} == {"ana": 0, "ben": 1, "chloe": 2}
     for seat, phone in by_seat.items():  # each taps Ready as soon as it has looked
-        expect(phone.my_card("left")).to_have_text(card_name(hands[seat][0]))
-        expect(phone.my_card("right")).to_have_text(card_name(hands[seat][2]))
+        expect(phone.my_card("left")).to_have_text(face(card_name(hands[seat][0])))
+        expect(phone.my_card("right")).to_have_text(face(card_name(hands[seat][2])))
         expect(phone.my_card("middle")).to_have_class(DOWN)
         expect(phone.loc('[data-test="seat"] button.card.up')).to_have_count(0)
         if phone is chloe:
@@ -262,7 +263,7 @@ def test_three_phones_play_a_round_by_taps(server: Any, phones: Any) -> None:
     expect_pile(everyone, held)
     middle = jack.my_card("middle")
     expect(middle).to_have_class(UP)
-    expect(middle).to_have_text(card_name(hands[first][1]))
+    expect(middle).to_have_text(face(card_name(hands[first][1])))
     jack.shot(f"jack-look-{jack.slug}")
     expect(middle).to_have_class(DOWN, timeout=10_000)
     expect(middle).to_have_text("")
@@ -325,7 +326,8 @@ def test_three_phones_play_a_round_by_taps(server: Any, phones: Any) -> None:
         for seat in range(n):
             row = rows.nth(seat)
             expect(row.locator("th")).to_contain_text(["Ana", "Ben", "Chloé"][seat])
-            expect(row.locator("td.hand .face")).to_have_text([card_name(c) for c in hands[seat]])
+            names = [face(card_name(c)) for c in hands[seat]]
+            expect(row.locator("td.hand .face")).to_have_text(names)
             assert int(row.locator("td").nth(1).inner_text().split()[0]) == scores[seat]
             assert int(row.locator("td").nth(2).inner_text().strip()) == scores[seat]
     chloe.shot(f"results-{chloe.slug}")
@@ -353,8 +355,8 @@ def test_a_look_leaves_no_card_face_in_the_page(server: Any, phones: Any) -> Non
 
     for seat, phone in by_seat.items():
         seen = {card_name(hands[seat][0]), card_name(hands[seat][2])}
-        expect(phone.my_card("left")).to_have_text(card_name(hands[seat][0]))
-        expect(phone.my_card("right")).to_have_text(card_name(hands[seat][2]))
+        expect(phone.my_card("left")).to_have_text(face(card_name(hands[seat][0])))
+        expect(phone.my_card("right")).to_have_text(face(card_name(hands[seat][2])))
         assert phone.card_names_in_page() == seen
         storage_has_no_card(phone)
     pair[1].shot(f"look-{pair[1].slug}")
@@ -376,7 +378,7 @@ def test_a_look_leaves_no_card_face_in_the_page(server: Any, phones: Any) -> Non
     names_left(other, set())
     jack.tap(jack.action("jack"))
     middle = jack.my_card("middle")
-    expect(middle).to_have_text(card_name(hands[first][1]))
+    expect(middle).to_have_text(face(card_name(hands[first][1])))
     expect(middle).to_have_class(DOWN, timeout=10_000)
     for phone in pair:
         expect_pile([phone], held)
@@ -417,7 +419,7 @@ def test_reload_mid_game_keeps_the_seat_and_plays_on(server: Any, phones: Any) -
     assert held == draws[0]
 
     me.page.reload()  # holding the drawn card
-    expect(me.loc('[data-test="held"].up')).to_have_text(me.name_of(held))
+    expect(me.loc('[data-test="held"].up')).to_have_text(face(me.name_of(held)))
     expect(me.loc('[data-test="conn"]')).to_have_count(0)
     me.shot(f"table-after-reload-{me.slug}")
     expect(me.my_card("left")).to_have_class(re.compile(r"\bpickable\b"))

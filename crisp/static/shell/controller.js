@@ -2,6 +2,7 @@
 // queue, with the connection and the renderer injected. Messages queue in order: an engine
 // message's animation runs first, then the game's reducer, then one render. Taps come back here
 // as intents (act, send, ui changes); a tap that cannot be sent is refused aloud, never queued.
+import { answerProbe, SeedSender } from "../fairseed.js";
 import { t } from "../i18n.js";
 import { gameNow, newClock, syncClock } from "./clock.js";
 
@@ -40,12 +41,14 @@ export class Controller {
     this.queue = Promise.resolve();
     this.lineId = 0;
     this.toastId = 0;
+    this.seeds = new SeedSender((msg) => this.conn.send(msg)); // the commit–reveal shuffle
   }
 
   start() {
     this.conn.addEventListener("status", (event) => this.onStatus(event.detail));
     this.conn.addEventListener("message", (event) => {
       const { msg, arrived } = event.detail;
+      if (answerProbe(msg, (ack) => this.conn.send(ack))) return; // at once: R-WINDOW-LAG
       this.queue = this.queue.then(() => this.handle(msg, arrived)).catch((err) => console.warn(err));
     });
     if (!this.conn.opened) this.conn.open();
@@ -145,6 +148,7 @@ export class Controller {
   onRoom(msg) {
     const m = this.model;
     m.room = msg;
+    this.seeds.onRoom(msg, m.you); // a fresh client seed for each commitment, in the lobby
     if (["start", "continue", "rematch", "leave"].includes(m.pending?.action)) m.pending = null;
     const mine = msg.members.find((x) => x.id === m.you.member);
     if (mine) m.you = { ...m.you, seat: msg.phase === "lobby" ? null : mine.seat, host: mine.host, name: mine.name };
