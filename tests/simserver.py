@@ -311,7 +311,7 @@ class Client(wsclient.Client):
         self.close_code = None
         pipe = self.pipe = Pipe(self, headers or {})
         srv.pipes.add(pipe)
-        task = asyncio.get_running_loop().create_task(endpoint(pipe, self.code, srv.hub))
+        task = asyncio.get_running_loop().create_task(endpoint(pipe, unquote(self.code), srv.hub))
         srv.tasks.add(task)
         task.add_done_callback(srv.tasks.discard)
         await pipe.accepted.wait()
