@@ -148,6 +148,8 @@ class SimServer:
 
     @property
     def hub(self) -> Any:
+        if self.app is None:
+            self.start()  # in the test's loop, at first use
         return self.app.state.hub
 
     def start(self) -> SimServer:
@@ -234,6 +236,8 @@ class SimServer:
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
 
+        if self.app is None:
+            self.start()
         await self.app(scope, receive, send)
         raw = b"".join(chunks)
         try:
