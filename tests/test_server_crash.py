@@ -242,7 +242,7 @@ def assert_result(record: dict[str, Any], over: Message) -> None:
 
 def test_kill_mid_game_every_room_comes_back(tmp_path: Path) -> None:
     """Crash safety: SIGKILL with two rooms in play, one in the lobby with options set and one
-    between rounds; restarted on the same data dir and port, the rooms, members, phases and
+    between rounds; restarted on the same data dir, the rooms, members, phases and
     options are the same, each token takes its old seat, each seat's state is the view it last
     had (same round, deck count, top of the pile; the draw clock restarted in full, R-TIMER),
     the games play on to the end and their records replay to the game_over the seats saw."""
@@ -305,14 +305,12 @@ async def _kill_mid_game(tmp_path: Path) -> None:
         assert {before[rooms[k][0]]["phase"] for k in "AB"} <= {"playing", "between"}
         assert before[rooms["D"][0]]["phase"] == "between"
         assert before[c_code]["phase"] == "lobby" and before[c_code]["options"] == c_options
-        port = srv.port
         srv.kill()
         pre = {s: engine(s.received) for s in seats}
         await stop_all(clients)
         clients = []
 
-        srv = SimServer(tmp_path, clock_speed=SPEED, env=ENV, port=port).start()
-        assert srv.port == port
+        srv = SimServer(tmp_path, clock_speed=SPEED, env=ENV).start()
         for code, room in before.items():
             assert await summary(srv, code) == room, f"room {code} changed across the restart"
 
@@ -418,7 +416,6 @@ async def _downtime(tmp_path: Path) -> None:
         # the game after which the draw clock, restarted in full, ends later than it would have.
         closed = await mover.wait_type("window_closed", seat=first)
         assert closed["t"] == ended["window_until"] > due["at"]
-        port = srv.port
         srv.kill()
         before = engine(cs[0].received)
         assert not [m for m in before if m["type"] == "timeout"]
@@ -426,7 +423,7 @@ async def _downtime(tmp_path: Path) -> None:
         clients = []
         await asyncio.sleep(1.5 * 30 / speed)  # longer than the whole per-draw time, real time
 
-        srv = SimServer(tmp_path, clock_speed=speed, env=srv.env, port=port).start()
+        srv = SimServer(tmp_path, clock_speed=speed, env=srv.env).start()
         cs = [Client(srv, code, t, f"c{i}'") for i, t in enumerate(tokens)]
         for c in cs:
             await c.connect()
@@ -499,11 +496,10 @@ async def _acknowledged(tmp_path: Path) -> None:
 
         async def restart() -> list[Client]:
             nonlocal srv, clients
-            port = srv.port
             srv.kill()
             await stop_all(clients)
             clients = []
-            srv = SimServer(tmp_path, clock_speed=SPEED, env=srv.env, port=port).start()
+            srv = SimServer(tmp_path, clock_speed=SPEED, env=srv.env).start()
             return await connect()
 
         def view_of(c: Client) -> dict[str, Any]:
@@ -586,11 +582,10 @@ async def _versions(tmp_path: Path) -> None:
         await cs[first].act("discard")
         await cs[1 - first].wait_type("turn", seat=1 - first)
         seen = max(c.v for c in cs)
-        port = srv.port
         srv.kill()
         for c in cs:
             await asyncio.wait_for(c.closed.wait(), 10)
-        srv = SimServer(tmp_path, clock_speed=SPEED, env=srv.env, port=port).start()
+        srv = SimServer(tmp_path, clock_speed=SPEED, env=srv.env).start()
         for c in cs:  # the same client objects: each keeps the last v it saw
             c.server = srv  # the same address, in a process
             await c.connect()
