@@ -28,6 +28,7 @@ may also name the players), so that no face-down card can be followed through th
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -95,6 +96,7 @@ def _key_words(key: str) -> list[str]:
     return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
 
 
+@functools.lru_cache(maxsize=8192)  # a pure function of the key: messages repeat their keys
 def trace_key(key: str) -> bool:
     """True when a key looks like an identity that could follow a card around (R-NO-TRACE)."""
     words = _key_words(key)
@@ -102,21 +104,39 @@ def trace_key(key: str) -> bool:
     return any(w in _TRACE_WORDS for w in words) or "hash" in lowered or "uuid" in lowered
 
 
+@functools.lru_cache(maxsize=65536)
+def _codes_in_key(key: str) -> frozenset[str]:
+    return frozenset(CARD_RE.findall(key))
+
+
+@functools.lru_cache(maxsize=65536)
+def _codes_in_string(value: str) -> frozenset[str]:
+    return frozenset(CARD_RE.findall(json.dumps(value, ensure_ascii=False)))
+
+
+@functools.lru_cache(maxsize=65536, typed=True)  # typed: True and 1 are written differently
+def _codes_in_scalar(value: Any) -> frozenset[str]:
+    return frozenset(CARD_RE.findall(json.dumps(value, default=str)))
+
+
 def card_codes(obj: Any, *, skip: frozenset[str] = frozenset()) -> set[str]:
-    """Every card code in the JSON text of ``obj``; string values in ``skip`` are left out."""
+    """Every card code in the JSON text of ``obj``; string values in ``skip`` are left out.
+    (The codes of a key, a string or a number are a pure function of it: remembered.)"""
     found: set[str] = set()
 
     def walk(node: Any) -> None:
-        if isinstance(node, Mapping):
+        if isinstance(node, str):  # the plain types first: cheaper than the ABC's check
+            if node not in skip:
+                found.update(_codes_in_string(node))
+        elif isinstance(node, dict | Mapping):
             for k, v in node.items():
-                found.update(CARD_RE.findall(str(k)))
+                found.update(_codes_in_key(str(k)))
                 walk(v)
         elif isinstance(node, list | tuple):
             for v in node:
                 walk(v)
-        elif isinstance(node, str):
-            if node not in skip:
-                found.update(CARD_RE.findall(json.dumps(node, ensure_ascii=False)))
+        elif isinstance(node, int | float | None):
+            found.update(_codes_in_scalar(node))
         else:
             found.update(CARD_RE.findall(json.dumps(node, default=str)))
 
@@ -277,7 +297,10 @@ class Tracker:
             known = known | fair
 
         def walk(node: Any, path: str, top: bool) -> None:
-            if isinstance(node, Mapping):
+            if isinstance(node, str):  # the plain types first: cheaper than the ABC's check
+                if node not in ALL_CARDS and node not in VOCABULARY:
+                    self.fail_msg(msg, f"R-NO-TRACE: unexpected string {node!r} at {path[:-1]}")
+            elif isinstance(node, dict | Mapping):
                 for k, v in node.items():
                     key = str(k)
                     if trace_key(key):
@@ -293,8 +316,6 @@ class Tracker:
             elif isinstance(node, list | tuple):
                 for v in node:
                     walk(v, path, False)
-            elif isinstance(node, str) and node not in ALL_CARDS and node not in VOCABULARY:
-                self.fail_msg(msg, f"R-NO-TRACE: unexpected string {node!r} at {path[:-1]}")
 
         walk(msg, "", True)
 

@@ -1,5 +1,9 @@
-"""Bad input through a real server: every kind gets a clear typed ``error`` (or a close code),
-changes nothing, and the room plays on for everyone else.
+"""Bad input: every kind gets a clear typed ``error`` (or a close code), changes nothing, and the
+room plays on for everyone else. Through the real app in-process (``simserver``: the HTTP routes,
+each connection's WebSocket endpoint with its text and binary frames, the hub, SQLite, on a virtual
+clock), except what only a socket shows, on one real ``crisp serve`` process per need: the Origin
+check at the handshake (HTTP 403), the frame size cap (close 1009) and the rate limit's floods in
+real time (close 1008).
 
 Each case is sent by one connection while the others watch; then the checks are:
 - the answer is the expected ``error`` (its ``code``, the field named in ``message``, the rule id
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import urllib.error
 import urllib.request
@@ -26,12 +31,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import simserver
 import websockets
+import wsclient
 from seeded import fixed_deck
 from serverproc import ServerProcess
+from simserver import SimServer
 from websockets.exceptions import InvalidStatus
 from wsclient import ENGINE_TYPES, Client
 
+Server = ServerProcess | SimServer
 Msg = dict[str, Any]
 Raw = Msg | str | bytes | Callable[[int], Msg]
 
@@ -61,13 +70,39 @@ def start_server(data_dir: Path, speed: float, **env: str) -> ServerProcess:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A real process, for what only a socket shows (one for the module)."""
     srv = start_server(tmp_path_factory.mktemp("bad-input"), SPEED, **CALM)
     yield srv
     srv.stop()
 
 
-def assert_clean_output(server: ServerProcess, tokens: list[str]) -> None:
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[SimServer]:
+    """The app in-process (its rate limit out of the way: no real time passes)."""
+    srv = SimServer(tmp_path, clock_speed=SPEED, env={"CRISP_FIXED_SEED": SEED})
+    yield srv
+    srv.stop()
+
+
+def run(server: Server, main: Any) -> None:
+    """``main()`` on the server's loop: a virtual one in-process, a real one for a process."""
+    if isinstance(server, SimServer):
+        simserver.run(main)
+    else:
+        asyncio.run(main())
+
+
+async def aw(value: Any) -> Any:
+    """A ``ServerProcess`` answers at once, a ``SimServer`` is awaited."""
+    return await value if inspect.isawaitable(value) else value
+
+
+def client_type(server: Server) -> type[Client]:
+    return simserver.Client if isinstance(server, SimServer) else wsclient.Client
+
+
+def assert_clean_output(server: Server, tokens: list[str]) -> None:
     """No seat token in the server's output (access log included), and no traceback."""
     out = "".join(server.output)
     assert tokens
@@ -118,12 +153,13 @@ async def closed_with(client: Client, timeout: float = 15.0) -> int | None:
 class Table:
     """A room on a server: its members' connections, a watcher, and the checks."""
 
-    def __init__(self, server: ServerProcess, code: str) -> None:
+    def __init__(self, server: Server, code: str) -> None:
         self.server = server
         self.code = code
         self.tokens: list[str] = []
         self.players: list[Client] = []  # one connection per member, in join order
-        self.watcher = Client(server, code, None, "watcher")
+        self.client = client_type(server)
+        self.watcher = self.client(server, code, None, "watcher")
         self.clients: list[Client] = []  # every greeted connection the checks look at
         self.drawn: dict[int, str] = {}  # the card each seat holds (from its private draw)
         self.pings = 0
@@ -131,7 +167,7 @@ class Table:
     # -- setting up ------------------------------------------------------------------------
 
     async def add(self, name: str, token: str) -> Client:
-        client = Client(self.server, self.code, token, name)
+        client = self.client(self.server, self.code, token, name)
         await client.connect()
         assert not client.errors(), client.received
         self.tokens.append(token)
@@ -169,7 +205,7 @@ class Table:
 
     async def extra(self, label: str, token: str | None, greet: bool = True) -> Client:
         """Another connection (of a member, or a watcher): not watched by the checks."""
-        client = Client(self.server, self.code, token, label)
+        client = self.client(self.server, self.code, token, label)
         await client.connect(hello=greet)
         return client
 
@@ -215,7 +251,7 @@ class Table:
         states = [await c.wait_type("state", since=m) for c, m in zip(conns, marks, strict=True)]
         versions = {s["v"] for s in states}
         assert len(versions) == 1, versions
-        status, summary = self.server.request("GET", f"/api/rooms/{self.code}")
+        status, summary = await aw(self.server.request("GET", f"/api/rooms/{self.code}"))
         assert status == 200, summary
         views = {
             c.label: (timeless(s["view"]), s["you"]) for c, s in zip(conns, states, strict=True)
@@ -353,14 +389,14 @@ class Table:
 
 
 async def open_table(
-    server: ServerProcess, names: tuple[str, ...] = NAMES, *, start: bool = True,
+    server: Server, names: tuple[str, ...] = NAMES, *, start: bool = True,
     ready: bool = True,
 ) -> Table:  # fmt: skip
-    host = server.create_room(names[0])
+    host = await aw(server.create_room(names[0]))
     table = Table(server, host["code"])
     await table.add(names[0], host["token"])
     for name in names[1:]:
-        await table.add(name, server.join(table.code, name)["token"])
+        await table.add(name, (await aw(server.join(table.code, name)))["token"])
     await table.watcher.connect()
     table.clients.append(table.watcher)
     if start:
@@ -371,7 +407,7 @@ async def open_table(
 # -- malformed frames and bad fields ---------------------------------------------------------
 
 
-def test_malformed_frames_get_bad_json_bad_message_unknown_type(server: ServerProcess) -> None:
+def test_malformed_frames_get_bad_json_bad_message_unknown_type(server: SimServer) -> None:
     """Protocol: not JSON → bad_json; a JSON array, string, number, null, an object without a
     "type" or with a non-string one, a binary frame → bad_message; an unknown type →
     unknown_type. From a seated player and from a watcher; nothing changes, play goes on."""
@@ -398,10 +434,10 @@ def test_malformed_frames_get_bad_json_bad_message_unknown_type(server: ServerPr
             await t.refused(seated if i % 2 == 0 else watcher, raw, code)
         assert_clean_output(server, t.tokens)
 
-    asyncio.run(main())
+    run(server, main)
 
 
-def test_known_types_with_bad_fields_name_the_field(server: ServerProcess) -> None:
+def test_known_types_with_bad_fields_name_the_field(server: SimServer) -> None:
     """Protocol: a known type with a bad field → bad_message whose message starts with the
     field's name (slot "up", an extra field, target 99, wrong types, a missing v, fields the
     action does not take or needs); a version from the future → bad_version, an old one →
@@ -456,13 +492,13 @@ def test_known_types_with_bad_fields_name_the_field(server: ServerProcess) -> No
             await t.refused(due(), raw, code, field=field)
         assert_clean_output(server, t.tokens)
 
-    asyncio.run(main())
+    run(server, main)
 
 
 # -- hello and tokens --------------------------------------------------------------------------
 
 
-def test_hello_rules_and_tokens(server: ServerProcess) -> None:
+def test_hello_rules_and_tokens(server: SimServer) -> None:
     """Messages before hello → unauthorized (and the same connection can then say hello and
     play); a second hello → bad_message; a hello token of a wrong type → bad_message; a wrong
     token, or a token of another room → unauthorized then close 4401; no such room → not_found
@@ -508,7 +544,7 @@ def test_hello_rules_and_tokens(server: ServerProcess) -> None:
         await t.refused(wrong, {"type": "hello", "token": "not-a-seat-token"}, "unauthorized",
                         close=4401)  # fmt: skip
         assert wrong.errors("unauthorized"), wrong.received
-        other_room = server.create_room("Zed")
+        other_room = await aw(server.create_room("Zed"))
         t.tokens.append(other_room["token"])
         foreign = await t.extra("foreign", None, greet=False)
         await t.refused(foreign, {"type": "hello", "token": other_room["token"]}, "unauthorized",
@@ -517,7 +553,7 @@ def test_hello_rules_and_tokens(server: ServerProcess) -> None:
 
         before = await t.snapshot()
         marks = {c: len(c.received) for c in t.live()}
-        lost = Client(server, NO_ROOM, t.players[0].token, "lost")
+        lost = t.client(server, NO_ROOM, t.players[0].token, "lost")
         await lost.connect(hello=False)
         assert await closed_with(lost) == 4404
         assert [m["code"] for m in lost.errors()] == ["not_found"], lost.received
@@ -525,35 +561,36 @@ def test_hello_rules_and_tokens(server: ServerProcess) -> None:
         await t.step()
         assert_clean_output(server, t.tokens)
 
-    asyncio.run(main())
+    run(server, main)
 
 
-def test_foreign_origin_is_refused_at_the_handshake(server: ServerProcess) -> None:
-    """Origin check: a page of another site (another host, another port, a look-alike host,
-    "null") cannot open a WebSocket: the handshake gets HTTP 403 (close 4403 before accept);
-    the server's own origin and no Origin at all are accepted; the room plays on."""
+def test_foreign_origin_is_refused_at_the_handshake(real_server: ServerProcess) -> None:
+    """On a real process (the handshake is uvicorn's). Origin check: a page of another site
+    (another host, another port, a look-alike host, "null") cannot open a WebSocket: the
+    handshake gets HTTP 403 (close 4403 before accept); the server's own origin and no Origin at
+    all are accepted; the room plays on."""
 
     async def main() -> None:
-        t = await open_table(server)
-        own = f"http://127.0.0.1:{server.port}"
-        for origin in ("https://evil.example", f"http://127.0.0.1:{server.port + 1}",
-                       f"http://127.0.0.1:{server.port}.evil.example", "null"):  # fmt: skip
+        t = await open_table(real_server)
+        own = f"http://127.0.0.1:{real_server.port}"
+        for origin in ("https://evil.example", f"http://127.0.0.1:{real_server.port + 1}",
+                       f"http://127.0.0.1:{real_server.port}.evil.example", "null"):  # fmt: skip
             before = await t.snapshot()
             marks = {c: len(c.received) for c in t.live()}
-            client = Client(server, t.code, t.players[1].token, "foreign")
+            client = Client(real_server, t.code, t.players[1].token, "foreign")
             with pytest.raises(InvalidStatus) as refused:
                 await client.connect(headers={"Origin": origin})
             assert refused.value.response.status_code == 403, origin
             await t.assert_unchanged(before, marks)
             await t.step()
         for accepted in (own, None):
-            client = Client(server, t.code, t.players[1].token, f"origin {accepted}")
+            client = Client(real_server, t.code, t.players[1].token, f"origin {accepted}")
             await client.connect(headers={"Origin": accepted} if accepted else None)
             assert client.received[0]["type"] == "welcome", client.received
             assert client.received[0]["you"]["seat"] == t.players[1].seat
             t.clients.append(client)
             await t.step()
-        assert_clean_output(server, t.tokens)
+        assert_clean_output(real_server, t.tokens)
 
     asyncio.run(main())
 
@@ -561,14 +598,14 @@ def test_foreign_origin_is_refused_at_the_handshake(server: ServerProcess) -> No
 # -- who may do what -----------------------------------------------------------------------------
 
 
-def test_watchers_spectators_and_non_hosts_are_forbidden(server: ServerProcess) -> None:
+def test_watchers_spectators_and_non_hosts_are_forbidden(server: SimServer) -> None:
     """forbidden: a watcher (no token) acting, leaving or sending any host message; a
     spectator (a member who joined after the start: no seat) acting or sending host messages;
     a seated non-host sending host messages (options, start, kick, host, rematch, grace)."""
 
     async def main() -> None:
         t = await open_table(server)
-        joined = server.join(t.code, "Dora")
+        joined = await aw(server.join(t.code, "Dora"))
         spectator = await t.add("Dora", joined["token"])
         assert spectator.seat is None
         members = {p.label: p.member for p in t.players}
@@ -592,14 +629,14 @@ def test_watchers_spectators_and_non_hosts_are_forbidden(server: ServerProcess) 
             await t.refused(non_host, raw, "forbidden")
         assert_clean_output(server, t.tokens)
 
-    asyncio.run(main())
+    run(server, main)
 
 
 def act_now(do: str = "draw") -> Callable[[int], Msg]:
     return lambda v: act(v, do)
 
 
-def test_messages_in_the_wrong_phase_are_bad_phase(server: ServerProcess) -> None:
+def test_messages_in_the_wrong_phase_are_bad_phase(server: SimServer) -> None:
     """bad_phase: in the lobby, rematch, grace, continue, and start with one member
     (R-PLAYERS); during the game, the host's options, start, kick, rematch and grace for a
     connected seat, a seated player's leave and continue. The room's phase, options and
@@ -633,7 +670,7 @@ def test_messages_in_the_wrong_phase_are_bad_phase(server: ServerProcess) -> Non
             await t.refused(sender, raw, "bad_phase")
         assert_clean_output(server, [*solo.tokens, *t.tokens])
 
-    asyncio.run(main())
+    run(server, main)
 
 
 # -- illegal actions -------------------------------------------------------------------------
@@ -647,7 +684,7 @@ def test_illegal_actions_are_refused_with_their_rule(tmp_path: Path) -> None:
     after one's window closed (R-WINDOW), swapping a drawn face card in (R-SPECIAL), a
     discard with nothing drawn (R-DISCARD). Own server: a slower clock keeps the look open."""
 
-    async def main(srv: ServerProcess) -> None:
+    async def main(srv: SimServer) -> None:
         t = await open_table(srv, start=False)
         deal = await t.start(ready=False)
         first = deal["first"]
@@ -686,9 +723,10 @@ def test_illegal_actions_are_refused_with_their_rule(tmp_path: Path) -> None:
         assert [t.drawn[s] for s in (first, n1, n2)] == draws
         assert_clean_output(srv, t.tokens)
 
-    srv = start_server(tmp_path, 2.5, **CALM)  # the look phase lasts 4 s, a window 1.2 s
+    # the look phase lasts 4 s, a window 1.2 s
+    srv = SimServer(tmp_path, clock_speed=2.5, env={"CRISP_FIXED_SEED": SEED})
     try:
-        asyncio.run(main(srv))
+        simserver.run(main(srv))
     finally:
         srv.stop()
 
@@ -696,13 +734,14 @@ def test_illegal_actions_are_refused_with_their_rule(tmp_path: Path) -> None:
 # -- size and rate ---------------------------------------------------------------------------
 
 
-def test_oversized_messages_close_1009_and_the_room_plays_on(server: ServerProcess) -> None:
-    """Size cap (max_message_bytes 4096): a message of exactly 4096 bytes is accepted (a ping,
-    and a legitimate draw); one byte more closes that connection with 1009 (or answers
-    too_large); the cap counts bytes, not characters; the others play on."""
+def test_oversized_messages_close_1009_and_the_room_plays_on(real_server: ServerProcess) -> None:
+    """On a real process (the frame cap is uvicorn's ws_max_size). Size cap (max_message_bytes
+    4096): a message of exactly 4096 bytes is accepted (a ping, and a legitimate draw); one byte
+    more closes that connection with 1009 (or answers too_large); the cap counts bytes, not
+    characters; the others play on."""
 
     async def main() -> None:
-        t = await open_table(server)
+        t = await open_table(real_server)
         at_cap = await t.extra("at cap", None)
         mark = len(at_cap.received)
         await at_cap.send(padded({"type": "ping", "n": 4096}, CAP))
@@ -739,7 +778,7 @@ def test_oversized_messages_close_1009_and_the_room_plays_on(server: ServerProce
                 assert err["code"] == "too_large" and err["v"] == before["v"], err
             await t.assert_unchanged(before, marks)
             await t.step()
-        assert_clean_output(server, t.tokens)
+        assert_clean_output(real_server, t.tokens)
 
     asyncio.run(main())
 
@@ -812,7 +851,9 @@ def test_floods_are_rate_limited_then_closed_1008(tmp_path: Path) -> None:
 # -- HTTP --------------------------------------------------------------------------------------
 
 
-def post_raw(server: ServerProcess, path: str, data: bytes) -> tuple[int, Any]:
+async def post_raw(server: Server, path: str, data: bytes) -> tuple[int, Any]:
+    if isinstance(server, SimServer):
+        return await server.request("POST", path, data=data)
     req = urllib.request.Request(server.base + path, data=data, method="POST",
                                  headers={"content-type": "application/json"})  # fmt: skip
     try:
@@ -822,7 +863,7 @@ def post_raw(server: ServerProcess, path: str, data: bytes) -> tuple[int, Any]:
         return err.code, json.loads(err.read())
 
 
-def test_http_bad_input(server: ServerProcess) -> None:
+def test_http_bad_input(server: SimServer) -> None:
     """HTTP: an empty, blank or invisible name → 422 (and no room is left behind); a
     200-character name is capped at 20; a duplicate name in a room (any case, any spacing)
     → 409; a name with HTML is stored as plain text; the room page never echoes markup from its
@@ -830,45 +871,46 @@ def test_http_bad_input(server: ServerProcess) -> None:
 
     async def main() -> None:
 
-        def rooms() -> int:
-            count: int = server.request("GET", "/healthz")[1]["rooms"]
+        async def rooms() -> int:
+            count: int = (await aw(server.request("GET", "/healthz")))[1]["rooms"]
             return count
 
-        count = rooms()
+        count = await rooms()
         for name in ("", "   ", "\t\n ", "\u200b\u200b", "\x00\x07"):
-            status, body = server.request("POST", "/api/rooms", {"name": name})
+            status, body = await aw(server.request("POST", "/api/rooms", {"name": name}))
             assert status == 422, (name, body)
         for data in (b"{bad", b"", b'["Ana"]', b'{"name": 5}', b"{}", b'{"name": null}'):
-            status, body = post_raw(server, "/api/rooms", data)
+            status, body = await post_raw(server, "/api/rooms", data)
             assert status == 422, (data, body)
-        assert rooms() == count
+        assert await rooms() == count
 
         long_name = "Maximilian" * 20
         assert len(long_name) == 200
-        host = server.create_room(long_name)
+        host = await aw(server.create_room(long_name))
         code, tokens = host["code"], [host["token"]]
-        status, summary = server.request("GET", f"/api/rooms/{code}")
+        status, summary = await aw(server.request("GET", f"/api/rooms/{code}"))
         assert status == 200
         assert [m["name"] for m in summary["members"]] == [long_name[:20]]
-        assert rooms() == count + 1
+        assert await rooms() == count + 1
 
         for dup in (long_name, long_name[:20].upper(), f"  {long_name[:20]}\t"):
-            status, body = server.request("POST", f"/api/rooms/{code}/join", {"name": dup})
+            status, body = await server.request("POST", f"/api/rooms/{code}/join", {"name": dup})
             assert status == 409, (dup, body)
         html_name = "<b>Bo</b>"
-        joined = server.join(code, html_name)
+        joined = await aw(server.join(code, html_name))
         tokens.append(joined["token"])
-        status, body = server.request("POST", f"/api/rooms/{code}/join", {"name": html_name})
+        status, body = await server.request("POST", f"/api/rooms/{code}/join",
+                                            {"name": html_name})  # fmt: skip
         assert status == 409, body
         for data in (b"{bad", b'{"name": ["x"]}', b'{"nom": "x"}'):
-            status, body = post_raw(server, f"/api/rooms/{code}/join", data)
+            status, body = await post_raw(server, f"/api/rooms/{code}/join", data)
             assert status == 422, (data, body)
 
-        status, summary = server.request("GET", f"/api/rooms/{code}")
+        status, summary = await aw(server.request("GET", f"/api/rooms/{code}"))
         names = [m["name"] for m in summary["members"]]
         assert html_name in names and len(names) == len(tokens)
         # over the WebSocket too the name is the same text
-        client = Client(server, code, joined["token"], "Bo")
+        client = client_type(server)(server, code, joined["token"], "Bo")
         await client.connect()
         assert client.received[0]["you"]["name"] == html_name
         room = await client.wait_type("room")
@@ -876,10 +918,10 @@ def test_http_bad_input(server: ServerProcess) -> None:
         await client.close()
 
         # The room page is the client's shell: it never echoes the path or a member's name.
-        status, page = server.request("GET", "/r/%3Cscript%3Ealert(1)")
+        status, page = await aw(server.request("GET", "/r/%3Cscript%3Ealert(1)"))
         assert status == 404 and isinstance(page, str)
         assert "alert(1)" not in page and "%3Cscript" not in page
-        status, page = server.request("GET", f"/r/{code}")
+        status, page = await aw(server.request("GET", f"/r/{code}"))
         assert status == 200 and "<b>" not in page and "Bo" not in page
 
         unknown: list[tuple[str, str, Msg | None]] = [
@@ -889,16 +931,16 @@ def test_http_bad_input(server: ServerProcess) -> None:
             ("GET", f"/r/{NO_ROOM}", None),
         ]
         for method, path, payload in unknown:
-            status, body = server.request(method, path, payload)
+            status, body = await aw(server.request(method, path, payload))
             assert status == 404, (path, body)
-        status, body = server.request("GET", f"/api/rooms/{code}/record")
+        status, body = await aw(server.request("GET", f"/api/rooms/{code}/record"))
         assert status == 409, body  # no game is over yet
 
         # the room still works: one more join, and its members are exactly those who joined
-        tokens.append(server.join(code, "Eve")["token"])
-        status, summary = server.request("GET", f"/api/rooms/{code}")
+        tokens.append((await aw(server.join(code, "Eve")))["token"])
+        status, summary = await aw(server.request("GET", f"/api/rooms/{code}"))
         assert len(summary["members"]) == len(tokens) and summary["phase"] == "lobby"
-        assert rooms() == count + 1
+        assert await rooms() == count + 1
         assert_clean_output(server, tokens)
 
-    asyncio.run(main())
+    run(server, main)

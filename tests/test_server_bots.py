@@ -1,14 +1,13 @@
-"""Bots in rooms, through a real server: a bot added in the lobby plays a whole game, and a bot
-stands in for an absent player, who takes the seat back on return (issue 5, point 3)."""
+"""Bots in rooms, through the real app in-process (``simserver``: the WebSocket endpoint, the hub
+and SQLite on a virtual clock): a bot added in the lobby plays a whole game, and a bot stands in
+for an absent player, who takes the seat back on return (issue 5, point 3)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
-from serverproc import ServerProcess
-from wsclient import Client, Player
+from simserver import Client, Player, SimServer, run, sleep
 
 SPEED = 20.0
 
@@ -22,9 +21,9 @@ def test_bots_added_in_the_lobby_play_a_whole_game(tmp_path: Path) -> None:
     """The host adds two bots (marked as bots, with their level, no token); the game is played to
     its end with the host, and no bot action is ever refused (the server logs refusals)."""
 
-    async def run() -> None:
-        with ServerProcess(tmp_path, clock_speed=SPEED, env={"CRISP_LOG_LEVEL": "info"}) as srv:
-            host = srv.create_room("Ana")
+    async def main() -> None:
+        with SimServer(tmp_path, clock_speed=SPEED) as srv:
+            host = await srv.create_room("Ana")
             p = Player(srv, host["code"], host["token"], "host", seed=3)
             await p.connect()
             await p.send({"type": "add_bot", "level": "hard"})
@@ -38,15 +37,16 @@ def test_bots_added_in_the_lobby_play_a_whole_game(tmp_path: Path) -> None:
             over = await p.wait_type("game_over", timeout=240)
             await p.stop_playing()
             assert max(over["totals"]) >= 50 or over["winners"]
-            status, record = srv.request("GET", f"/api/rooms/{host['code']}/record")
+            status, record = await srv.request("GET", f"/api/rooms/{host['code']}/record")
             assert status == 200
             seats = {a["seat"] for r in record["rounds"] for a in r["actions"]}
             assert {1, 2} <= seats  # both bots acted
             await p.close()
         log = "".join(srv.output)
+        assert "game 1 started" in log  # the server's log is read
         assert "bot was refused" not in log and "Traceback" not in log
 
-    asyncio.run(run())
+    run(main)
 
 
 def test_a_bot_stands_in_for_an_absent_player_who_takes_the_seat_back(tmp_path: Path) -> None:
@@ -54,12 +54,12 @@ def test_a_bot_stands_in_for_an_absent_player_who_takes_the_seat_back(tmp_path: 
     (its actions appear in the game); when the player reconnects, the seat is theirs again and the
     bot stops. A stand-in for a connected seat, or by a non-host, is refused."""
 
-    async def run() -> None:
-        with ServerProcess(tmp_path, clock_speed=SPEED) as srv:
-            host = srv.create_room("Ana")
+    async def main() -> None:
+        with SimServer(tmp_path, clock_speed=SPEED) as srv:
+            host = await srv.create_room("Ana")
             code = host["code"]
-            ben = srv.join(code, "Ben")
-            cleo = srv.join(code, "Cleo")
+            ben = await srv.join(code, "Ben")
+            cleo = await srv.join(code, "Cleo")
             p = Player(srv, code, host["token"], "host", seed=5, p_call=0.0)
             b = Client(srv, code, ben["token"], "ben")
             c = Player(srv, code, cleo["token"], "cleo", seed=6, p_call=0.0)
@@ -103,7 +103,7 @@ def test_a_bot_stands_in_for_an_absent_player_who_takes_the_seat_back(tmp_path: 
                                    timeout=60)  # fmt: skip
             # Nobody plays for him now: his draw waits for him (no per-draw time in this game);
             # a bot would have drawn within 2 game seconds.
-            await asyncio.sleep(10 / SPEED)
+            await sleep(10 / SPEED)
             assert not any(m["type"] == "draw" and m["seat"] == seat
                            for m in back.received[back.received.index(turn):])  # fmt: skip
             await back.act("draw")
@@ -114,4 +114,4 @@ def test_a_bot_stands_in_for_an_absent_player_who_takes_the_seat_back(tmp_path: 
                 await client.close()
             await back.close()
 
-    asyncio.run(run())
+    run(main)

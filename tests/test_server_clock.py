@@ -1,30 +1,31 @@
-"""The crisp window and the game clock through a real server: R-LOOK-PHASE, R-WINDOW,
+"""The crisp window and the game clock through the real app in-process (``simserver``: the
+WebSocket endpoint, the hub, the rooms and SQLite on a virtual clock): R-LOOK-PHASE, R-WINDOW,
 R-WINDOW-NONE, R-CRISP, R-CRISP-ONCE, R-TIMER, R-TIMEOUT, the host's grace for an absent seat, and
 the time between rounds.
 
 Every game on this module's server uses one fixed seed (``CRISP_FIXED_SEED``), found below by
 searching the engine's decks for the situation the King-chain test needs; every expected card is
 derived from that seed's deck. The clients are driven by hand (``Client``, not ``Player``) so each
-action is sent when the test chooses. Lower bounds on real time are sound because the server's
-event loop and these tests read the same monotonic clock of the machine; where the server could be
-slowed down by load past a rule time, the test tries the situation again on a later turn.
+action is sent when the test chooses. The server's clock and these tests read the same virtual
+clock, which nothing slows down: rule times are asserted exactly (``SLACK`` is 0), where a real
+process needed a tick of slack and a retry on a later turn when the machine was loaded.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from seeded import fixed_deck
-from serverproc import ServerProcess
-from wsclient import Client
+from simserver import Client, SimServer, run
 
 SPEED = 10.0  # game seconds per real second
 BETWEEN_S = 20.0  # game seconds the reveal stays up (CRISP_BETWEEN_ROUNDS_S)
-SLACK = 0.05  # real seconds: the server's loop clock may lag the system's by a tick
+SLACK = 0.0  # real seconds of lag: none on the virtual clock
+EXACT = 1e-9  # seconds: two readings of the virtual clock for one moment differ by rounding only
 N = 3  # players in most tests
 NAMES = ["Ana", "Ben", "Chloé", "Dan"]
 Msg = dict[str, Any]
@@ -44,12 +45,17 @@ SEED = find_seed(N)
 DECK1 = fixed_deck(SEED, N)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+@pytest.fixture
+def server(tmp_path: Path) -> Any:
     env = {"CRISP_FIXED_SEED": str(SEED), "CRISP_BETWEEN_ROUNDS_S": str(BETWEEN_S)}
-    srv = ServerProcess(tmp_path_factory.mktemp("clock"), clock_speed=SPEED, env=env).start()
+    srv = SimServer(tmp_path, clock_speed=SPEED, env=env)
     yield srv
     srv.stop()
+
+
+def now() -> float:
+    """The (virtual) monotonic clock the server's loop reads too."""
+    return asyncio.get_running_loop().time()
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -63,7 +69,7 @@ class Stamped(list):  # type: ignore[type-arg]
         self.at: list[float] = []
 
     def append(self, item: Any) -> None:
-        self.at.append(time.monotonic())
+        self.at.append(now())
         super().append(item)
 
 
@@ -122,12 +128,12 @@ async def host_message(c: Client, msg: Msg) -> Msg:
     return c.received[i]
 
 
-async def table(srv: ServerProcess, n: int = N, **options: Any) -> tuple[list[Client], float]:
+async def table(srv: SimServer, n: int = N, **options: Any) -> tuple[list[Client], float]:
     """A started game of ``n`` seats (one client each, seat = index; seat 0 is the host), and
     the monotonic time just before the start was sent."""
-    host = srv.create_room(NAMES[0])
+    host = await srv.create_room(NAMES[0])
     code = host["code"]
-    tokens = [host["token"]] + [srv.join(code, name)["token"] for name in NAMES[1:n]]
+    tokens = [host["token"]] + [(await srv.join(code, name))["token"] for name in NAMES[1:n]]
     clients = []
     for i, token in enumerate(tokens):
         c = Client(srv, code, token, f"seat{i}")
@@ -136,7 +142,7 @@ async def table(srv: ServerProcess, n: int = N, **options: Any) -> tuple[list[Cl
     if options:
         await clients[0].send({"type": "options", "limit": 100, "timer": None,
                                "take_discard": False, **options})  # fmt: skip
-    sent = time.monotonic()
+    sent = now()
     await clients[0].send({"type": "start"})
     for c in clients:
         await c.wait_type("round")
@@ -163,7 +169,7 @@ async def draw_when_due(c: Client, turn_i: int, ref: Client | None = None) -> in
     turn = ref.received[turn_i]
     assert turn["type"] == "turn" and turn["seat"] == c.seat
     wake = ref.received.at[turn_i] + (turn["at"] - turn["t"]) / SPEED  # type: ignore[attr-defined]
-    await asyncio.sleep(max(0.0, wake - time.monotonic()) + 0.02)
+    await asyncio.sleep(max(0.0, wake - now()) + 0.02)
     for _ in range(40):
         i, msg = await act(c, "draw", kind("draw", seat=c.seat))
         if msg["type"] == "draw":
@@ -234,7 +240,7 @@ async def close_all(clients: list[Client]) -> None:
 # -- 1. the look phase ------------------------------------------------------------------------
 
 
-def test_look_phase_first_turn_at_10s_or_when_everyone_is_ready(server: ServerProcess) -> None:
+def test_look_phase_first_turn_at_10s_or_when_everyone_is_ready(server: SimServer) -> None:
     """R-LOOK-PHASE: with nobody ready, the server's clock starts the first turn at exactly 10 s
     of game time (a draw before is refused); with every seat ready it starts at once."""
 
@@ -255,6 +261,8 @@ def test_look_phase_first_turn_at_10s_or_when_everyone_is_ready(server: ServerPr
             assert not [m for m in host.received if m["type"] == "ready"]
             # No client did anything: the server's own clock, no earlier than 10 game seconds.
             assert host.received.at[i] - sent >= 10.0 / SPEED - SLACK  # type: ignore[attr-defined]
+            # ... and no later: at exactly 10 game seconds (nothing lags on the virtual clock)
+            assert abs(host.received.at[i] - sent - 10.0 / SPEED) < EXACT  # type: ignore[attr-defined]
         finally:
             await close_all(clients)
 
@@ -272,13 +280,13 @@ def test_look_phase_first_turn_at_10s_or_when_everyone_is_ready(server: ServerPr
         finally:
             await close_all(clients)
 
-    asyncio.run(main())
+    run(main)
 
 
 # -- 2. a late call -----------------------------------------------------------------------------
 
 
-def test_late_call_after_the_next_player_drew(server: ServerProcess) -> None:
+def test_late_call_after_the_next_player_drew(server: SimServer) -> None:
     """R-WINDOW (worked case 5): a turn ends; the next player's draw before 2 s is refused with
     R-WINDOW, at 2 s or later it is allowed; the player whose turn ended calls after that draw and
     before 3 s: the call counts, the next player's turn is the first final turn (R-FINAL-TURNS);
@@ -357,13 +365,13 @@ def test_late_call_after_the_next_player_drew(server: ServerProcess) -> None:
         finally:
             await close_all(cs)
 
-    asyncio.run(main())
+    run(main)
 
 
 # -- 3. refused calls ----------------------------------------------------------------------------
 
 
-def test_refused_calls(server: ServerProcess) -> None:
+def test_refused_calls(server: SimServer) -> None:
     """R-CRISP: a call by a seat with no turn just ended, or during its own turn, is refused;
     R-WINDOW: a call after the window closed (``window_closed`` at 3 s), or after the next
     player's turn ended (worked case 6: that player's own window is open and its call counts);
@@ -424,13 +432,13 @@ def test_refused_calls(server: ServerProcess) -> None:
         finally:
             await close_all(cs)
 
-    asyncio.run(main())
+    run(main)
 
 
 # -- 4. a timeout in a King chain ----------------------------------------------------------------
 
 
-def test_timeout_in_a_king_chain(server: ServerProcess) -> None:
+def test_timeout_in_a_king_chain(server: SimServer) -> None:
     """R-TIMER, R-TIMEOUT, R-WINDOW-NONE (with a 30 s timer): the first player draws a King (the
     seed deals one there), uses it, then does nothing; 30 s after the extra draw became due the
     server's clock times it out: no card, both extra draws lost, no card drawn for them; the turn
@@ -447,7 +455,7 @@ def test_timeout_in_a_king_chain(server: ServerProcess) -> None:
             cf = cs[f]
             drew = cf.received[await draw_when_due(cf, await same(cf, turn))]
             assert drew["card"] == DECK1[3 * N] and drew["card"][0] == "K"
-            sent = time.monotonic()
+            sent = now()
             king_i, king = await act(cf, "king", kind("king", seat=f))
             assert king["type"] == "king" and king["card"] == drew["card"] and king["left"] == 2
             t2_i = await find(cf, kind("turn", seat=f, draw=2), king_i)
@@ -458,6 +466,7 @@ def test_timeout_in_a_king_chain(server: ServerProcess) -> None:
             to = cf.received[to_i]
             assert (to["card"], to["lost"], to["t"]) == (None, 2, t2["deadline"])
             assert cf.received.at[to_i] - sent >= 30 / SPEED - SLACK  # type: ignore[attr-defined]
+            assert abs(cf.received.at[to_i] - sent - 30 / SPEED) < EXACT  # type: ignore[attr-defined]
             te = cf.received[await find(cf, kind("turn_end", seat=f), to_i)]
             nxt = (f + 1) % N
             assert te["window_until"] is None and te["next"] == nxt and te["next_at"] == to["t"]
@@ -482,13 +491,13 @@ def test_timeout_in_a_king_chain(server: ServerProcess) -> None:
         finally:
             await close_all(cs)
 
-    asyncio.run(main())
+    run(main)
 
 
 # -- 5. an absent player -----------------------------------------------------------------------
 
 
-def test_absent_seat_times_out_after_the_grace_and_plays_again(server: ServerProcess) -> None:
+def test_absent_seat_times_out_after_the_grace_and_plays_again(server: SimServer) -> None:
     """The host's grace (no per-draw time), R-TIMEOUT: a seat disconnects; a grace for a
     connected seat or from a non-host is refused; after the host's grace the absent seat's draws
     time out (the deck's top card is discarded for it, no window) and the game goes on without
@@ -561,7 +570,7 @@ def test_absent_seat_times_out_after_the_grace_and_plays_again(server: ServerPro
         finally:
             await close_all(cs)
 
-    asyncio.run(main())
+    run(main)
 
 
 # -- 6. between rounds -----------------------------------------------------------------------------
@@ -602,7 +611,7 @@ def waiting(seats: list[int]) -> Callable[[Msg], bool]:
     return lambda m: between_room(m) and m["between"]["waiting"] == seats
 
 
-def test_between_rounds_continue_or_time(server: ServerProcess) -> None:
+def test_between_rounds_continue_or_time(server: SimServer) -> None:
     """Between rounds: after the reveal the phase is ``between`` (every connected seat waited
     for); when every connected seat has sent ``continue`` the next round is dealt at once (a seat
     that disconnected is not waited for); if a seat never continues, the next deal comes after
@@ -634,6 +643,9 @@ def test_between_rounds_continue_or_time(server: ServerProcess) -> None:
             assert 0 < room["between"]["deal_in"] <= wait_real
             r3 = await find(host, kind("round", round=3), room_i, timeout=10 + 3 * wait_real)
             assert host.received.at[r3] - before >= wait_real - SLACK  # type: ignore[attr-defined]
+            # exactly between_rounds_s after the round ended (with the last play)
+            assert abs(host.received.at[r3] - before - wait_real) < EXACT  # type: ignore[attr-defined]
+            assert room["between"]["deal_in"] == wait_real  # seat 0 continued at once
             assert not [m for m in host.received[room_i:r3] if m["type"] == "error"]
 
             # Round 3: seat 1 leaves; seat 0 alone is waited for and continues: dealt at once.
@@ -647,4 +659,4 @@ def test_between_rounds_continue_or_time(server: ServerProcess) -> None:
         finally:
             await close_all(cs)
 
-    asyncio.run(main())
+    run(main)

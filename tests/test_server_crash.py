@@ -1,6 +1,8 @@
 """Crash safety of the game server: every change is written to SQLite before it is sent, so a
-server killed with SIGKILL (no shutdown code runs) comes back, on the same data directory and the
-same port, exactly where its players last saw it.
+server killed (no shutdown code runs, nothing more is written) comes back, on the same data
+directory, exactly where its players last saw it. In-process (``simserver``: the real app, its
+WebSocket endpoint and SQLite on a virtual clock); ``SimServer.kill`` is the SIGKILL (the real
+signal on a real process is ``test_server_sigkill.py``).
 
 - Several rooms at once (two in play, one in the lobby with options set, one between rounds):
   after the restart every room, member, phase and option is there, each token takes its old seat,
@@ -19,9 +21,11 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import seatplayer
+import simserver
 from seeded import fixed_deck
-from serverproc import ServerProcess
-from wsclient import ENGINE_TYPES, Client, Player
+from simserver import Client, SimServer
+from wsclient import ENGINE_TYPES, Player
 
 from crisp.engine.record import replay
 from crisp.engine.record import stream as record_stream
@@ -35,73 +39,8 @@ GAME_OVER_S = 150.0  # real seconds a whole game may take on a loaded machine
 Message = dict[str, Any]
 
 
-class Seat(Player):
-    """A ``Player`` that picks its seat up from a ``state`` (after a reconnect or a restart:
-    ready, draw, or play the card it holds), can start from any point of its messages, can hold
-    back after a reveal, can send ``sync`` at random moments, and sometimes first tries a wrong
-    action with its drawn card (refused with an error naming that card, the one it holds)."""
-
-    def __init__(self, server: ServerProcess, code: str, token: str, label: str, *,
-                 hold_reveal: bool = False, resume: bool = False, p_wrong: float = 0.0,
-                 sync_every: float | None = None, **kw: Any) -> None:  # fmt: skip
-        super().__init__(server, code, token, label, **kw)
-        self.hold_reveal = hold_reveal
-        self.resume = resume
-        self.p_wrong = p_wrong
-        self.sync_every = sync_every  # real seconds, on average
-
-    def play_from(self, index: int) -> None:
-        """Play on from message ``index`` (the messages before it were handled already)."""
-        self.playing = True
-        loop = asyncio.get_running_loop()
-        self.task = loop.create_task(self._play(index))
-        if self.sync_every:
-            task = loop.create_task(self._syncs())
-            self.pending.add(task)
-            task.add_done_callback(self.pending.discard)
-
-    def start_playing(self) -> None:
-        self.play_from(0)
-
-    async def _syncs(self) -> None:
-        assert self.sync_every is not None
-        while self.playing and not self.closed.is_set():
-            await asyncio.sleep(self.rng.uniform(0.2, 1.8) * self.sync_every)
-            if self.playing and not self.closed.is_set():
-                with contextlib.suppress(Exception):
-                    await self.send({"type": "sync"})
-
-    async def react(self, msg: Message) -> None:
-        typ = msg.get("type")
-        if typ == "room" and self.hold_reveal and msg["phase"] == "between":
-            return
-        if typ == "turn" and msg["seat"] != self.seat and self.rng.random() < self.p_wrong:
-            await self.act("draw")  # not its turn: refused (R-TURN / R-LOOK-PHASE / R-WINDOW)
-        await super().react(msg)
-        if typ == "state" and self.resume and msg.get("view"):
-            self.resume = False
-            await self.pick_up(msg)
-
-    async def pick_up(self, state: Message) -> None:
-        rnd = state["view"].get("round")
-        me = self.seat
-        if rnd is None or me is None or state["view"]["over"]:
-            return
-        self.top = rnd["top"]
-        self.called = rnd["caller"] is not None
-        if rnd["phase"] == "look" and not rnd["ready"][me]:
-            await self.act("ready")
-        elif rnd["phase"] == "play" and rnd["turn"]["seat"] == me:
-            if rnd["turn"]["holding"]:
-                await self.play_card(rnd["you"]["card"])
-            else:
-                wait = max(0.0, rnd["turn"]["at"] - state["now"])
-                self.later(wait, lambda: self.act("draw"))
-
-    async def play_card(self, card: str) -> None:
-        if self.rng.random() < self.p_wrong:
-            await self.act("king" if card[0] == "J" else "jack")  # refused: "the drawn card is …"
-        await super().play_card(card)
+class Seat(simserver.Client, seatplayer.Seat):
+    """``seatplayer.Seat`` in the process."""
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -123,29 +62,29 @@ def without_clock(stream: list[Message]) -> list[Message]:
     return [m for m in stream if m["type"] != "clock"]
 
 
-def record_of(srv: ServerProcess, code: str) -> dict[str, Any]:
-    status, record = srv.request("GET", f"/api/rooms/{code}/record")
+async def record_of(srv: SimServer, code: str) -> dict[str, Any]:
+    status, record = await srv.request("GET", f"/api/rooms/{code}/record")
     assert status == 200, (status, record)
     assert isinstance(record, dict)
     return record
 
 
-def summary(srv: ServerProcess, code: str) -> dict[str, Any]:
+async def summary(srv: SimServer, code: str) -> dict[str, Any]:
     """``GET /api/rooms/{code}`` without who is connected right now."""
-    status, body = srv.request("GET", f"/api/rooms/{code}")
+    status, body = await srv.request("GET", f"/api/rooms/{code}")
     assert status == 200, (status, body)
     for member in body["members"]:
         member.pop("connected")
     return dict(body)
 
 
-async def open_room(srv: ServerProcess, names: list[str], options: dict[str, Any], *,
+async def open_room(srv: SimServer, names: list[str], options: dict[str, Any], *,
                     salt: int, **kw: Any) -> tuple[str, list[str], list[Seat]]:  # fmt: skip
     """A room with ``names`` seated (the first is the host), options set and the game started;
     returns its code, the tokens and the connected (not yet playing) seats."""
-    host = srv.create_room(names[0])
+    host = await srv.create_room(names[0])
     code = host["code"]
-    tokens = [host["token"]] + [srv.join(code, name)["token"] for name in names[1:]]
+    tokens = [host["token"]] + [(await srv.join(code, name))["token"] for name in names[1:]]
     seats = [Seat(srv, code, tok, f"{code}/{name}", seed=salt + i, **kw)
              for i, (tok, name) in enumerate(zip(tokens, names, strict=True))]  # fmt: skip
     for s in seats:
@@ -254,14 +193,14 @@ def plain_first_draw_seed(players: int) -> int:
     return next(s for s in range(1, 500) if fixed_deck(s, players)[3 * players][0] not in "JQK")
 
 
-def two_seat_room(tmp_path: Path, speed: float = SPEED) -> tuple[ServerProcess, str, list[str]]:
+async def two_seat_room(tmp_path: Path, speed: float = SPEED) -> tuple[SimServer, str, list[str]]:
     """A server whose games deal ``plain_first_draw_seed(2)``, and a room of Ana (the host) and
     Ben: the server, the room's code and the two seat tokens."""
     env = {**ENV, "CRISP_FIXED_SEED": str(plain_first_draw_seed(2))}
-    srv = ServerProcess(tmp_path, clock_speed=speed, env=env).start()
+    srv = SimServer(tmp_path, clock_speed=speed, env=env).start()
     try:
-        host = srv.create_room("Ana")
-        return srv, host["code"], [host["token"], srv.join(host["code"], "Ben")["token"]]
+        host = await srv.create_room("Ana")
+        return srv, host["code"], [host["token"], (await srv.join(host["code"], "Ben"))["token"]]
     except BaseException:
         srv.kill()
         raise
@@ -276,7 +215,7 @@ async def finish(seats: list[Seat], watch: Client) -> Message:
     return over
 
 
-async def play_out(srv: ServerProcess, code: str, tokens: list[str],
+async def play_out(srv: SimServer, code: str, tokens: list[str],
                    clients: list[Client]) -> dict[str, Any]:  # fmt: skip
     """New seats (resuming the game where it stands) and a spectator finish the game; the
     record must replay to the result the spectator was sent. Returns the record; the clients
@@ -287,7 +226,7 @@ async def play_out(srv: ServerProcess, code: str, tokens: list[str],
         await c.connect()
     clients += [*seats, watch]
     over = await finish(seats, watch)
-    record = record_of(srv, code)
+    record = await record_of(srv, code)
     assert_result(record, over)
     return record
 
@@ -303,15 +242,15 @@ def assert_result(record: dict[str, Any], over: Message) -> None:
 
 def test_kill_mid_game_every_room_comes_back(tmp_path: Path) -> None:
     """Crash safety: SIGKILL with two rooms in play, one in the lobby with options set and one
-    between rounds; restarted on the same data dir and port, the rooms, members, phases and
+    between rounds; restarted on the same data dir, the rooms, members, phases and
     options are the same, each token takes its old seat, each seat's state is the view it last
     had (same round, deck count, top of the pile; the draw clock restarted in full, R-TIMER),
     the games play on to the end and their records replay to the game_over the seats saw."""
-    asyncio.run(_kill_mid_game(tmp_path))
+    simserver.run(_kill_mid_game(tmp_path))
 
 
 async def _kill_mid_game(tmp_path: Path) -> None:
-    srv = ServerProcess(tmp_path, clock_speed=SPEED, env=ENV).start()
+    srv = SimServer(tmp_path, clock_speed=SPEED, env=ENV).start()
     clients: list[Client] = []
     try:
         playing: dict[str, tuple[list[str], dict[str, Any]]] = {
@@ -331,16 +270,18 @@ async def _kill_mid_game(tmp_path: Path) -> None:
             )  # fmt: skip
             clients += rooms[key][2]
         # C: a lobby with options set, a member removed and the host passed on.
-        c_host = srv.create_room("Jo")
+        c_host = await srv.create_room("Jo")
         c_code = c_host["code"]
-        c_tokens = [c_host["token"]] + [srv.join(c_code, n)["token"] for n in ("Kim", "Lou", "Max")]
+        c_tokens = [c_host["token"]] + [(await srv.join(c_code, n))["token"]
+                                 for n in ("Kim", "Lou", "Max")]
         jo = Client(srv, c_code, c_tokens[0], "C/Jo")
         await jo.connect()
         clients.append(jo)
         c_options = {"limit": 150, "timer": 60, "take_discard": True}
         await jo.send({"type": "options", **c_options})
-        max_id = next(m["id"] for m in summary(srv, c_code)["members"] if m["name"] == "Max")
-        kim_id = next(m["id"] for m in summary(srv, c_code)["members"] if m["name"] == "Kim")
+        c_members = (await summary(srv, c_code))["members"]
+        max_id = next(m["id"] for m in c_members if m["name"] == "Max")
+        kim_id = next(m["id"] for m in c_members if m["name"] == "Kim")
         await jo.send({"type": "kick", "member": max_id})
         await jo.send({"type": "host", "member": kim_id})
         await jo.wait(lambda m: m["type"] == "room" and m["options"] == c_options
@@ -359,21 +300,19 @@ async def _kill_mid_game(tmp_path: Path) -> None:
         for s in seats:  # no new action from now on; deadlines still run on the server
             await s.stop_playing()
         last = dict(zip(seats, (await quiet_states(seats, margin_s=1.5)).values(), strict=True))
-        before = {code: summary(srv, code) for code, _, _ in rooms.values()}
-        before[c_code] = summary(srv, c_code)
+        before = {code: await summary(srv, code) for code, _, _ in rooms.values()}
+        before[c_code] = await summary(srv, c_code)
         assert {before[rooms[k][0]]["phase"] for k in "AB"} <= {"playing", "between"}
         assert before[rooms["D"][0]]["phase"] == "between"
         assert before[c_code]["phase"] == "lobby" and before[c_code]["options"] == c_options
-        port = srv.port
         srv.kill()
         pre = {s: engine(s.received) for s in seats}
         await stop_all(clients)
         clients = []
 
-        srv = ServerProcess(tmp_path, clock_speed=SPEED, env=ENV, port=port).start()
-        assert srv.port == port
+        srv = SimServer(tmp_path, clock_speed=SPEED, env=ENV).start()
         for code, room in before.items():
-            assert summary(srv, code) == room, f"room {code} changed across the restart"
+            assert await summary(srv, code) == room, f"room {code} changed across the restart"
 
         # The lobby: each token is its member again, the removed one's token is refused.
         for tok, name in zip(c_tokens[:3], ("Jo", "Kim", "Lou"), strict=True):
@@ -418,9 +357,9 @@ async def _kill_mid_game(tmp_path: Path) -> None:
         overs = await asyncio.gather(*(finish(*resumed[key]) for key in "ABD"))
         for key, over in zip("ABD", overs, strict=True):
             code, _, old = rooms[key]
-            record = record_of(srv, code)
+            record = await record_of(srv, code)
             assert_result(record, over)
-            assert summary(srv, code)["phase"] == "over"
+            assert (await summary(srv, code))["phase"] == "over"
             for seat, (s, o) in enumerate(zip(resumed[key][0], old, strict=True)):
                 # Nothing seen was lost or changed, nothing is repeated: before the kill and
                 # after the restart, the seat's messages are its stream of the whole record
@@ -444,12 +383,12 @@ def test_downtime_times_no_one_out(tmp_path: Path) -> None:
     than those 30 s last at this clock speed, restarted: no timeout, and the draw clock runs
     in full from where the game time stopped (the deadline is the resume time + 30 s); the
     record keeps the restart and the seat's draw after it."""
-    asyncio.run(_downtime(tmp_path))
+    simserver.run(_downtime(tmp_path))
 
 
 async def _downtime(tmp_path: Path) -> None:
     speed = 10.0
-    srv, code, tokens = two_seat_room(tmp_path, speed)
+    srv, code, tokens = await two_seat_room(tmp_path, speed)
     clients: list[Client] = []
     try:
         cs = [Client(srv, code, t, f"c{i}") for i, t in enumerate(tokens)]
@@ -477,7 +416,6 @@ async def _downtime(tmp_path: Path) -> None:
         # the game after which the draw clock, restarted in full, ends later than it would have.
         closed = await mover.wait_type("window_closed", seat=first)
         assert closed["t"] == ended["window_until"] > due["at"]
-        port = srv.port
         srv.kill()
         before = engine(cs[0].received)
         assert not [m for m in before if m["type"] == "timeout"]
@@ -485,7 +423,7 @@ async def _downtime(tmp_path: Path) -> None:
         clients = []
         await asyncio.sleep(1.5 * 30 / speed)  # longer than the whole per-draw time, real time
 
-        srv = ServerProcess(tmp_path, clock_speed=speed, env=srv.env, port=port).start()
+        srv = SimServer(tmp_path, clock_speed=speed, env=srv.env).start()
         cs = [Client(srv, code, t, f"c{i}'") for i, t in enumerate(tokens)]
         for c in cs:
             await c.connect()
@@ -536,15 +474,16 @@ async def _downtime(tmp_path: Path) -> None:
 
 
 def test_acknowledged_action_survives_a_kill(tmp_path: Path) -> None:
-    """Crash safety: a ``ready``, a ``draw`` and a ``discard`` each acknowledged (its message
-    received) and the server killed at once: after each restart the state shows the action done
+    """Crash safety (in-process; the same with a real SIGKILL: ``test_server_sigkill.py``): a
+    ``ready``, a ``draw`` and a ``discard`` each acknowledged (its message received) and the server
+    killed at once: after each restart the state shows the action done
     (R-LOOK-PHASE ready, R-SEE-DRAWN the drawn card held, R-SEE-PUBLIC the card on the pile),
     and the finished game's record holds all three, at the times their messages said."""
-    asyncio.run(_acknowledged(tmp_path))
+    simserver.run(_acknowledged(tmp_path))
 
 
 async def _acknowledged(tmp_path: Path) -> None:
-    srv, code, tokens = two_seat_room(tmp_path)
+    srv, code, tokens = await two_seat_room(tmp_path)
     clients: list[Client] = []
     try:
 
@@ -557,11 +496,10 @@ async def _acknowledged(tmp_path: Path) -> None:
 
         async def restart() -> list[Client]:
             nonlocal srv, clients
-            port = srv.port
             srv.kill()
             await stop_all(clients)
             clients = []
-            srv = ServerProcess(tmp_path, clock_speed=SPEED, env=srv.env, port=port).start()
+            srv = SimServer(tmp_path, clock_speed=SPEED, env=srv.env).start()
             return await connect()
 
         def view_of(c: Client) -> dict[str, Any]:
@@ -622,11 +560,11 @@ def test_versions_never_go_back_across_a_restart(tmp_path: Path) -> None:
     phone that reconnects keeps it). After a SIGKILL and a restart the room's version is not
     older than any version sent before the kill, and an action with that ``v`` is not refused
     as ``bad_version`` (the game goes on, R-TURN)."""
-    asyncio.run(_versions(tmp_path))
+    simserver.run(_versions(tmp_path))
 
 
 async def _versions(tmp_path: Path) -> None:
-    srv, code, tokens = two_seat_room(tmp_path)
+    srv, code, tokens = await two_seat_room(tmp_path)
     cs: list[Client] = []
     try:
         cs = [Client(srv, code, t, f"c{i}") for i, t in enumerate(tokens)]
@@ -644,12 +582,12 @@ async def _versions(tmp_path: Path) -> None:
         await cs[first].act("discard")
         await cs[1 - first].wait_type("turn", seat=1 - first)
         seen = max(c.v for c in cs)
-        port = srv.port
         srv.kill()
         for c in cs:
             await asyncio.wait_for(c.closed.wait(), 10)
-        srv = ServerProcess(tmp_path, clock_speed=SPEED, env=srv.env, port=port).start()
+        srv = SimServer(tmp_path, clock_speed=SPEED, env=srv.env).start()
         for c in cs:  # the same client objects: each keeps the last v it saw
+            c.server = srv  # the same address, in a process
             await c.connect()
         mover = cs[1 - first]
         state = next(m for m in reversed(mover.received) if m["type"] == "state")

@@ -1,6 +1,11 @@
 """The leak audit through the wire: RULES.md §7 (R-SEE-DRAWN, R-SEE-LOOK, R-SEE-PUBLIC,
-R-SEE-REVEAL, R-NO-TRACE) on what real sockets of a real server received, checked by the
+R-SEE-REVEAL, R-NO-TRACE) on what each connection of the server received, checked by the
 independent ``leakcheck`` against the game's record (downloaded after ``game_over``).
+
+Most games run in-process (``simserver``: the real app, one ``wsloop.endpoint`` per connection,
+exactly the frames the room sends, on a virtual clock); two run on a real ``crisp serve`` process
+with real WebSockets (``test_real_socket_games_leak_nothing``: the frames as they cross the wire,
+and the access log of uvicorn among the server's output).
 
 Random games (2 to 8 players, every host option) are played by ``Seat`` players that call,
 take, let draws time out, try wrong actions, send ``sync`` at random moments, and (some of them)
@@ -26,16 +31,20 @@ import asyncio
 import contextlib
 import copy
 import hashlib
+import inspect
 import json
 import os
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import leakcheck as lc
 import pytest
+import seatplayer
+import simserver
 from serverproc import ServerProcess
-from test_server_crash import Seat, assert_result, engine, record_of, stop_all
+from test_server_crash import assert_result, engine, stop_all
 from wsclient import ENGINE_TYPES, Client
 
 from crisp.engine.record import stream as record_stream
@@ -49,6 +58,36 @@ SOAK_GAMES = int(os.environ.get("CRISP_SERVER_LEAK_GAMES", "24"))
 
 Message = dict[str, Any]
 Record = dict[str, Any]
+Server = ServerProcess | simserver.SimServer
+
+
+class SimSeat(simserver.Client, seatplayer.Seat):
+    """``seatplayer.Seat`` in the process."""
+
+
+class Transport:
+    """Where a game is played: a real process and sockets, or the app in this process."""
+
+    def __init__(self, real: bool) -> None:
+        self.real = real
+        self.server: Callable[..., Server] = ServerProcess if real else simserver.SimServer
+        self.seat: type[Any] = seatplayer.Seat if real else SimSeat
+        self.client: type[Any] = Client if real else simserver.Client
+
+    def run(self, coro: Any) -> Any:
+        return asyncio.run(coro) if self.real else simserver.run(coro)
+
+
+async def aw(value: Any) -> Any:
+    """A ``ServerProcess`` answers at once, a ``SimServer`` is awaited."""
+    return await value if inspect.isawaitable(value) else value
+
+
+async def record_of(srv: Server, code: str) -> dict[str, Any]:
+    status, record = await aw(srv.request("GET", f"/api/rooms/{code}/record"))
+    assert status == 200, (status, record)
+    assert isinstance(record, dict)
+    return record
 
 
 def cases(count: int, salt: int) -> list[tuple[int, int, int | None, bool, float, int]]:
@@ -82,31 +121,31 @@ class Game:
 
 
 async def play(tmp_path: Path, players: int, limit: int, timer: int | None, take: bool,
-               p_call: float, seed: int) -> tuple[Game, ServerProcess]:  # fmt: skip
+               p_call: float, seed: int, via: Transport) -> tuple[Game, Server]:  # fmt: skip
     rng = random.Random(seed)
-    srv = ServerProcess(tmp_path, clock_speed=SPEED, env={"CRISP_LOG_LEVEL": "info"}).start()
+    srv = via.server(tmp_path, clock_speed=SPEED, env={"CRISP_LOG_LEVEL": "info"}).start()
     g = Game()
     flakers: list[asyncio.Task[None]] = []
     try:
         g.names = NAMES[:players]
-        host = srv.create_room(g.names[0])
+        host = await aw(srv.create_room(g.names[0]))
         g.code = code = host["code"]
         g.tokens = {g.names[0]: host["token"]}
         for name in g.names[1:]:
-            g.tokens[name] = srv.join(code, name)["token"]
-        watcher = Client(srv, code, None, "watcher")
+            g.tokens[name] = (await aw(srv.join(code, name)))["token"]
+        watcher = via.client(srv, code, None, "watcher")
         await watcher.connect()
         g.whole[None] = watcher
         flaky = set(rng.sample(range(players), k=min(players, rng.choice((1, 2)))))
         seats = []
         for s, name in enumerate(g.names):
-            seat = Seat(srv, code, g.tokens[name], name, seed=seed + s, p_call=p_call,
+            seat = via.seat(srv, code, g.tokens[name], name, seed=seed + s, p_call=p_call,
                         p_timeout=0.04 if timer else 0.0, p_wrong=0.15,
                         sync_every=rng.uniform(0.6, 2.0))  # fmt: skip
             await seat.connect()
             seats.append(seat)
             if s in flaky:  # the same seat on a second socket, connected the whole game
-                shadow = Client(srv, code, g.tokens[name], f"{name}/shadow")
+                shadow = via.client(srv, code, g.tokens[name], f"{name}/shadow")
                 await shadow.connect()
                 g.whole[s] = shadow
                 g.partial.append(seat)
@@ -126,7 +165,7 @@ async def play(tmp_path: Path, players: int, limit: int, timer: int | None, take
 
         # A member who joins after the start watches the rest; spectators cannot play.
         await watcher.wait_type("turn_end", timeout=60)
-        late = Client(srv, code, srv.join(code, LATE)["token"], LATE)
+        late = via.client(srv, code, (await aw(srv.join(code, LATE)))["token"], LATE)
         g.tokens[LATE] = late.token or ""
         await late.connect()
         g.partial.append(late)
@@ -145,7 +184,7 @@ async def play(tmp_path: Path, players: int, limit: int, timer: int | None, take
             await seat.stop_playing()
         for c in g.whole.values():
             await c.wait_type("game_over", timeout=30)
-        g.record = record_of(srv, code)
+        g.record = await record_of(srv, code)
         assert_result(g.record, over)
     finally:
         for task in flakers:
@@ -155,7 +194,7 @@ async def play(tmp_path: Path, players: int, limit: int, timer: int | None, take
     return g, srv
 
 
-async def reconnect_now_and_then(seat: Seat, rng: random.Random, g: Game) -> None:
+async def reconnect_now_and_then(seat: seatplayer.Seat, rng: random.Random, g: Game) -> None:
     """Close the seat's socket now and then, mid-game, and connect again with its token. The
     first time is at the first deal: the start look waits for this seat's Ready (R-LOOK-PHASE),
     so every game has a reconnect however fast its turns go (a sleep from the start, before,
@@ -285,7 +324,7 @@ def audit(g: Game) -> dict[str, int]:
     return counts
 
 
-def audit_output(srv: ServerProcess, g: Game, tmp_path: Path) -> None:
+def audit_output(srv: Server, g: Game, tmp_path: Path) -> None:
     """The server's log: no seat token, no card code, no traceback."""
     lines = [line for line in srv.output if str(tmp_path) not in line]
     text = "".join(lines)
@@ -298,8 +337,9 @@ def audit_output(srv: ServerProcess, g: Game, tmp_path: Path) -> None:
 
 
 def run_case(tmp_path: Path, players: int, limit: int, timer: int | None, take: bool,
-             p_call: float, seed: int) -> dict[str, int]:  # fmt: skip
-    g, srv = asyncio.run(play(tmp_path, players, limit, timer, take, p_call, seed))
+             p_call: float, seed: int, real: bool = False) -> dict[str, int]:  # fmt: skip
+    via = Transport(real)
+    g, srv = via.run(play(tmp_path, players, limit, timer, take, p_call, seed, via))
     counts = audit(g)
     audit_output(srv, g, tmp_path)
     assert counts["views"] > len(g.names), counts  # at least a state per seat at the start
@@ -319,8 +359,25 @@ def test_server_games_leak_nothing(
     seed: int,
 ) -> None:
     """R-SEE-DRAWN, R-SEE-LOOK, R-SEE-PUBLIC, R-SEE-REVEAL, R-NO-TRACE through the wire: the
-    streams, views, errors and room messages of a real game, and the server's log."""
+    streams, views, errors and room messages of a real game, and the server's log (in-process)."""
     run_case(tmp_path, players, limit, timer, take, p_call, seed)
+
+
+@pytest.mark.parametrize(("players", "limit", "timer", "take", "p_call", "seed"),
+                         [cases(8, 11)[i] for i in (0, 3)])  # fmt: skip
+def test_real_socket_games_leak_nothing(
+    tmp_path: Path,
+    players: int,
+    limit: int,
+    timer: int | None,
+    take: bool,
+    p_call: float,
+    seed: int,
+) -> None:
+    """The same on a real ``crisp serve`` process over real WebSockets (2 and 4 players, with
+    and without a per-draw time and takes from the pile): the frames as they cross the wire, and
+    the process's whole output (uvicorn's access log included)."""
+    run_case(tmp_path, players, limit, timer, take, p_call, seed, real=True)
 
 
 @pytest.mark.slow

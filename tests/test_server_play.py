@@ -1,6 +1,7 @@
-"""Playing through a real ``crisp serve`` process with real WebSocket clients: a whole game through
-the lobby, spectators, lobby management, presence, reconnection (R-LOOK-START, R-SEE-DRAWN,
-R-SEE-LOOK) and action versions (stale actions, double taps).
+"""Playing through the real app in-process (``simserver``: the HTTP routes, the WebSocket endpoint
+of each connection, the hub and SQLite, on a virtual clock: no process, no real waiting): a whole
+game through the lobby, spectators, lobby management, presence, reconnection (R-LOOK-START,
+R-SEE-DRAWN, R-SEE-LOOK) and action versions (stale actions, double taps).
 
 Auto-playing ``Player``s cover the long parts; hand-driven ``Client``s the precise ones. With
 ``CRISP_FIXED_SEED`` the deal is known: the dealer and the deck come from ``Fairness.from_int``
@@ -10,17 +11,16 @@ principles.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import simserver
 from leakcheck import card_codes, check_view
 from seeded import fixed_deck, fixed_fairness, fixed_first_dealer
-from serverproc import ServerProcess
-from wsclient import Client, Player
+from simserver import Client, Player, SimServer, sleep
 
 from crisp.engine.record import replay
 
@@ -33,15 +33,16 @@ LONG = 60.0  # seconds: a generous wait for a whole game on a loaded machine
 
 def run(make: Callable[[], Awaitable[None]], limit: float = 150.0) -> None:
     async def main() -> None:
-        await asyncio.wait_for(make(), limit)
+        await make()
 
-    asyncio.run(main())
+    simserver.run(main, limit)
 
 
 @contextlib.contextmanager
-def server(tmp_path: Path, speed: float, seed: int | None = None) -> Iterator[ServerProcess]:
+def server(tmp_path: Path, speed: float, seed: int | None = None) -> Iterator[SimServer]:
+    """The app (started inside ``run``'s loop: see ``main``)."""
     env = {} if seed is None else {"CRISP_FIXED_SEED": str(seed)}
-    srv = ServerProcess(tmp_path, clock_speed=speed, env=env).start()
+    srv = SimServer(tmp_path, clock_speed=speed, env=env)
     try:
         yield srv
     finally:
@@ -121,13 +122,13 @@ def engine_since(c: Client, mark: int, typ: str, **fields: Any) -> list[dict[str
 
 async def wait_until_due(c: Client, turn: dict[str, Any]) -> None:
     """Sleep until the game time of a ``turn``'s ``at`` has passed on the server (R-WINDOW)."""
-    await asyncio.sleep(max(0.0, turn["at"] - turn["t"]) / c.server.clock_speed + 0.1)
+    await sleep(max(0.0, turn["at"] - turn["t"]) / c.server.clock_speed + 0.1)
 
 
-async def started_pair(srv: ServerProcess) -> tuple[Client, Client]:
+async def started_pair(srv: SimServer) -> tuple[Client, Client]:
     """A room of two hand-driven seats (Ana hosts), started; both have the round message."""
-    host = srv.create_room("Ana")
-    ben = srv.join(host["code"], "Ben")
+    host = await srv.create_room("Ana")
+    ben = await srv.join(host["code"], "Ben")
     a = await Client(srv, host["code"], host["token"], "Ana").connect()
     b = await Client(srv, host["code"], ben["token"], "Ben").connect()
     await a.send({"type": "start"})
@@ -145,15 +146,16 @@ def test_whole_game_through_the_lobby(tmp_path: Path) -> None:
     totals and winners, R-GAME-END) → phase over → rematch back to the lobby. Joining works with
     the code typed in lower case with spaces; only the host may set options, start, rematch."""
 
-    async def main(srv: ServerProcess) -> None:
-        host = srv.create_room("Ana")
+    async def main(srv: SimServer) -> None:
+        srv.start()
+        host = await srv.create_room("Ana")
         code = host["code"]
         assert host["seat"] == 0
-        ben = srv.join(code, "Ben")
+        ben = await srv.join(code, "Ben")
         typed = f" {code[:2].lower()} {code[2:].lower()} "  # as someone would type it
-        chloe = srv.join(quote(typed), "Chloé")
+        chloe = await srv.join(quote(typed), "Chloé")
         assert chloe["code"] == code and chloe["seat"] == 2
-        status, summary = srv.request("GET", f"/api/rooms/{quote(typed)}")
+        status, summary = await srv.request("GET", f"/api/rooms/{quote(typed)}")
         assert status == 200 and summary["code"] == code
         ps = [Player(srv, code, host["token"], "Ana", seed=1),
               Player(srv, code, ben["token"], "Ben", seed=2),
@@ -175,7 +177,7 @@ def test_whole_game_through_the_lobby(tmp_path: Path) -> None:
             assert (await error_after(ben_c, mark, "options"))["code"] == "forbidden"
             await chloe_c.send({"type": "start"})
             assert (await error_after(chloe_c, 0, "start"))["code"] == "forbidden"
-            status, summary = srv.request("GET", f"/api/rooms/{code}")
+            status, summary = await srv.request("GET", f"/api/rooms/{code}")
             assert (summary["phase"], summary["options"], summary["game"]) == ("lobby", options, 0)
 
             await ana.send({"type": "start"})
@@ -184,7 +186,7 @@ def test_whole_game_through_the_lobby(tmp_path: Path) -> None:
                 assert game["options"] == options
                 assert game["players"] == ["Ana", "Ben", "Chloé"]
                 assert p.seat == i  # seated in join order
-            status, body = srv.request("GET", f"/api/rooms/{code}/record")
+            status, body = await srv.request("GET", f"/api/rooms/{code}/record")
             assert status == 409, body  # the record holds the deck order: not before the end
 
             for p in ps:
@@ -194,7 +196,7 @@ def test_whole_game_through_the_lobby(tmp_path: Path) -> None:
                 await p.stop_playing()
             assert overs[0] == overs[1] == overs[2]
 
-            status, record = srv.request("GET", f"/api/rooms/{code}/record")
+            status, record = await srv.request("GET", f"/api/rooms/{code}/record")
             assert status == 200, record
             assert record["players"] == ["Ana", "Ben", "Chloé"] and record["options"] == options
             result = replay(record).result
@@ -205,7 +207,7 @@ def test_whole_game_through_the_lobby(tmp_path: Path) -> None:
 
             for p in ps:
                 await p.wait(lambda m: m["type"] == "room" and m["phase"] == "over")
-            assert srv.request("GET", f"/api/rooms/{code}")[1]["phase"] == "over"
+            assert (await srv.request("GET", f"/api/rooms/{code}"))[1]["phase"] == "over"
 
             mark = len(ben_c.received)
             await ben_c.send({"type": "rematch"})
@@ -217,7 +219,7 @@ def test_whole_game_through_the_lobby(tmp_path: Path) -> None:
                                     since=mark)  # fmt: skip
                 assert [m["name"] for m in back["members"]] == ["Ana", "Ben", "Chloé"]
                 assert back["options"] == options  # the room keeps its options
-            assert srv.request("GET", f"/api/rooms/{code}")[1]["phase"] == "lobby"
+            assert (await srv.request("GET", f"/api/rooms/{code}"))[1]["phase"] == "lobby"
         finally:
             await close_all(*ps)
 
@@ -233,10 +235,11 @@ def test_spectator_gets_public_messages_only_then_a_seat_at_the_rematch(tmp_path
     without ``card`` (R-SEE-DRAWN, R-SEE-LOOK), only messages the table sees too; a watcher with
     no token likewise. After the game and a rematch the spectator has a seat, and its looks."""
 
-    async def main(srv: ServerProcess) -> None:
-        host = srv.create_room("Ana")
+    async def main(srv: SimServer) -> None:
+        srv.start()
+        host = await srv.create_room("Ana")
         code = host["code"]
-        ben = srv.join(code, "Ben")
+        ben = await srv.join(code, "Ben")
         ps = [Player(srv, code, host["token"], "Ana", seed=4),
               Player(srv, code, ben["token"], "Ben", seed=5)]  # fmt: skip
         watchers: list[Client] = []
@@ -249,7 +252,7 @@ def test_spectator_gets_public_messages_only_then_a_seat_at_the_rematch(tmp_path
             for p in ps:
                 await p.wait_type("game")
 
-            dan = srv.join(code, "Dan")
+            dan = await srv.join(code, "Dan")
             assert dan["seat"] is None
             spec = Client(srv, code, dan["token"], "Dan")
             watch = Client(srv, code, None, "watcher")
@@ -290,6 +293,12 @@ def test_spectator_gets_public_messages_only_then_a_seat_at_the_rematch(tmp_path
                                    since=mark)  # fmt: skip
             assert member_row(back, dan["member"])["seat"] == 2  # type: ignore[index]
             assert all(m["seat"] is not None for m in back["members"])
+            # The rematch sends ``room`` and then a ``state`` (no seat in the lobby): wait for
+            # that state too, or it could be taken for the start's (the race of ``room`` then
+            # ``state``).
+            lobby_state = await spec.wait(lambda m: m["type"] == "state" and m["v"] == back["v"],
+                                          since=mark)  # fmt: skip
+            assert lobby_state["view"] is None and lobby_state["you"]["seat"] is None
 
             # ... and in the next game it plays: it gets its own looks (R-LOOK-START).
             mark = len(spec.received)
@@ -313,10 +322,11 @@ def test_lobby_kick_pass_host_leave_and_start_alone(tmp_path: Path) -> None:
     old host is refused, the new one allowed), ``leave`` (a leaving host passes the role on), and
     ``start`` with one member refused (R-PLAYERS: at least 2)."""
 
-    async def main(srv: ServerProcess) -> None:
-        created = srv.create_room("Hana")
+    async def main(srv: SimServer) -> None:
+        srv.start()
+        created = await srv.create_room("Hana")
         code = created["code"]
-        joined = [created, *(srv.join(code, name) for name in ("Bo", "Cy", "Di"))]
+        joined = [created, *[await srv.join(code, name) for name in ("Bo", "Cy", "Di")]]
         names = ("Hana", "Bo", "Cy", "Di")
         cs = [Client(srv, code, j["token"], nm) for j, nm in zip(joined, names, strict=True)]
         hana, bo, cy, di = cs
@@ -337,7 +347,7 @@ def test_lobby_kick_pass_host_leave_and_start_alone(tmp_path: Path) -> None:
             assert bo.errors(), "the removed member is told why"
             for c, mark in ((hana, marks[0]), (cy, marks[2]), (di, marks[3])):
                 await c.wait(without(ids[1]), since=mark)
-            summary = srv.request("GET", f"/api/rooms/{code}")[1]
+            summary = (await srv.request("GET", f"/api/rooms/{code}"))[1]
             assert [m["id"] for m in summary["members"]] == [ids[0], ids[2], ids[3]]
             assert [m["seat"] for m in summary["members"]] == [0, 1, 2]
 
@@ -374,7 +384,7 @@ def test_lobby_kick_pass_host_leave_and_start_alone(tmp_path: Path) -> None:
             await hana.send({"type": "start"})
             err = await error_after(hana, mark, "start")
             assert err["code"] == "bad_phase", err
-            summary = srv.request("GET", f"/api/rooms/{code}")[1]
+            summary = (await srv.request("GET", f"/api/rooms/{code}"))[1]
             assert (summary["phase"], summary["game"]) == ("lobby", 0)
             assert engine_since(hana, 0, "game") == []
         finally:
@@ -391,10 +401,11 @@ def test_presence_of_a_seat_that_drops_and_comes_back(tmp_path: Path) -> None:
     """Mid-game, a seated player's socket closes: the others get a ``room`` message with that
     member ``connected: false``; it reconnects to the same seat: ``connected: true``."""
 
-    async def main(srv: ServerProcess) -> None:
-        host = srv.create_room("Ana")
+    async def main(srv: SimServer) -> None:
+        srv.start()
+        host = await srv.create_room("Ana")
         code = host["code"]
-        joined = [host, srv.join(code, "Ben"), srv.join(code, "Chloé")]
+        joined = [host, await srv.join(code, "Ben"), await srv.join(code, "Chloé")]
         cs = [Client(srv, code, j["token"], f"member {j['member']}") for j in joined]
         try:
             for c in cs:
@@ -444,7 +455,8 @@ def test_reconnect_mid_look_and_mid_turn(tmp_path: Path) -> None:
     first, deck, hands = deal(seed, n)
     speed = 2.0  # the look lasts 10 game seconds: 5 s of real time for the reconnect
 
-    async def main(srv: ServerProcess) -> None:
+    async def main(srv: SimServer) -> None:
+        srv.start()
         a, b = await started_pair(srv)
         me, other = (a, b) if a.seat == first else (b, a)
         try:
@@ -538,7 +550,8 @@ def test_action_versions_stale_double_tap_and_bad_version(tmp_path: Path) -> Non
     seed = seed_with_plain_first_draw(n)
     first, deck, hands = deal(seed, n)
 
-    async def main(srv: ServerProcess) -> None:
+    async def main(srv: SimServer) -> None:
+        srv.start()
         a, b = await started_pair(srv)
         me, other = (a, b) if a.seat == first else (b, a)
         try:

@@ -54,18 +54,7 @@ class Client:
     async def _read(self) -> None:
         try:
             async for raw in self.ws:
-                msg = json.loads(raw)
-                self.received.append(msg)
-                if msg.get("type") in ("welcome", "state"):
-                    you = msg["you"]
-                    self.seat, self.member = you["seat"], you["member"]
-                elif msg.get("type") == "room":
-                    mine = [m for m in msg["members"] if m["id"] == self.member]
-                    if mine:
-                        self.seat = mine[0]["seat"]
-                if isinstance(msg.get("v"), int) and msg.get("type") != "error":
-                    self.v = max(self.v, msg["v"])
-                self._news.set()
+                self.take(json.loads(raw))
         except websockets.ConnectionClosed:
             pass
         finally:
@@ -73,6 +62,20 @@ class Client:
                 self.close_code = self.ws.close_code
             self.closed.set()
             self._news.set()
+
+    def take(self, msg: dict[str, Any]) -> None:
+        """One message received: kept, and the seat, member and version it tells followed."""
+        self.received.append(msg)
+        if msg.get("type") in ("welcome", "state"):
+            you = msg["you"]
+            self.seat, self.member = you["seat"], you["member"]
+        elif msg.get("type") == "room":
+            mine = [m for m in msg["members"] if m["id"] == self.member]
+            if mine:
+                self.seat = mine[0]["seat"]
+        if isinstance(msg.get("v"), int) and msg.get("type") != "error":
+            self.v = max(self.v, msg["v"])
+        self._news.set()
 
     async def send(self, msg: dict[str, Any] | str | bytes) -> None:
         await self.ws.send(msg if isinstance(msg, str | bytes) else json.dumps(msg))
