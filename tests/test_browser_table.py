@@ -212,10 +212,15 @@ def test_a_silent_link_is_noticed_by_the_heartbeat(server: Any, phones: Any) -> 
     srv = server(5, clock_speed=0.5)
     ana = phones(srv, "Pixel 7", "ana")
     deaf = {"on": False}
+    sockets: list[Any] = []
 
     def route(ws: Any) -> None:
+        """Only the first socket goes deaf: a reconnection that came before the test switched
+        deafness off must not lose its welcome and state (a real link drops no single frame)."""
+        first = not sockets
+        sockets.append(ws)
         server_side = ws.connect_to_server()
-        server_side.on_message(lambda m: None if deaf["on"] else ws.send(m))
+        server_side.on_message(lambda m: None if deaf["on"] and first else ws.send(m))
 
     ana.page.route_web_socket(re.compile(r"/ws/"), route)
     practice(ana)
