@@ -313,9 +313,12 @@ def test_rules_page_is_a_small_self_contained_phone_page(lang: str) -> None:
     assert "width=device-width" in viewport and "initial-scale=1" in viewport
     assert "user-scalable=no" not in viewport and "user-scalable=0" not in viewport
     assert not re.search(r"maximum-scale=1(\.0*)?(,|$)", viewport), "let players zoom"
-    # Self-contained: no scripts, style sheets, images or frames to fetch; no external address.
-    for tag in ("script", "link", "img", "iframe", "object", "embed"):
+    # Self-contained: no scripts, images or frames to fetch, one style sheet beside it (the strict
+    # Content-Security-Policy allows no inline style); no external address.
+    for tag in ("script", "img", "iframe", "object", "embed", "style"):
         assert not page.attrs(tag), f"{path.name}: <{tag}>"
+    assert page.attrs("link") == [{"rel": "stylesheet", "href": "rules.css"}], path.name
+    assert (RULES_DIR / "rules.css").is_file()
     assert not re.search(r"https?://|@import|url\(", text, re.IGNORECASE), f"{path.name}: external"
     hrefs = [a.get("href", "") for a in page.attrs("a")]
     assert "/" in hrefs, f"{path.name}: no link back to /"
@@ -324,8 +327,10 @@ def test_rules_page_is_a_small_self_contained_phone_page(lang: str) -> None:
         target = href.split("#")[0]
         if target and target != "/":
             assert (RULES_DIR / target).is_file(), f"{path.name}: broken link {href}"
-    # Readable in the dark too.
-    assert "prefers-color-scheme:dark" in text.replace(" ", ""), f"{path.name}: no dark mode"
+    # Readable in the dark too (its style sheet, beside it, says how).
+    css = (RULES_DIR / "rules.css").read_text(encoding="utf-8")
+    assert "prefers-color-scheme:dark" in css.replace(" ", ""), f"{path.name}: no dark mode"
+    assert not re.search(r"https?://|@import|url\(", css, re.IGNORECASE), "rules.css: external"
 
 
 @pytest.mark.parametrize("lang", LANGS)
