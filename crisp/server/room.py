@@ -106,6 +106,7 @@ class Room:
         self.conns: set[Peer] = set()
         self.lock = asyncio.Lock()
         self.timer: Timer | None = None
+        self._stored_lobby: dict[str, Any] | None = None  # the lobby as last stored (or None)
         # R-WINDOW-LAG: each connection's round trips, probed while a game runs
         self.probes = Probes(clock, settings.rtt_samples, settings.window_lag_cap_ms)
         self.probe_timer: Timer | None = None
@@ -139,8 +140,12 @@ class Room:
             raise refused
 
     def _snapshot(self) -> Snapshot:
+        """What a failed write puts back. The lobby's is its last stored state (every change of
+        the lobby is stored with its state), so a move pays nothing to snapshot it."""
+        if self._stored_lobby is None:
+            self._stored_lobby = self.lobby.to_state()
         return Snapshot(
-            self.lobby.to_state(), self.match, self.game_log, len(self.game_log),
+            self._stored_lobby, self.match, self.game_log, len(self.game_log),
             self.game_clock.snapshot(), list(self.floors), set(self.continued),
             self.between_until, self.last_record, self.bots.snapshot(),
         )  # fmt: skip
@@ -163,6 +168,8 @@ class Room:
         numbered = [(self.log_seq + i, entry) for i, entry in enumerate(txn.entries)]
         state = self.lobby.to_state() if txn.lobby else None
         self.store.write(self.code, state, numbered, updated, version)
+        if state is not None:
+            self._stored_lobby = state
         self.version, self.updated = version, updated
         self.log_seq += len(numbered)
 
