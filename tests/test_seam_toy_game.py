@@ -5,18 +5,14 @@ leak check: no seat and no watcher sees a card of the other hand before its tric
 
 from __future__ import annotations
 
-import contextlib
 import json
-import threading
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import toygame
-import uvicorn
+from inthread import serving
 from websockets.sync.client import connect
 
 from crisp.server.app import create_app
@@ -24,24 +20,6 @@ from crisp.server.registry import Registry
 from crisp.server.settings import Settings
 
 Msg = dict[str, Any]
-
-
-@contextlib.contextmanager
-def serving(app: Any) -> Iterator[str]:
-    """The app on uvicorn in a thread of this process, on a free port of 127.0.0.1."""
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 def post(base: str, path: str, body: Msg) -> tuple[int, Msg]:
@@ -85,7 +63,8 @@ def test_high_card_plays_through_the_real_server(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path, games=["crisp.games.crisp:SPEC"])
     games = Registry([toygame.SPEC])
     app = create_app(settings, games=games)
-    with serving(app) as base:
+    with serving(app) as port:
+        base = f"127.0.0.1:{port}"
         status, made = post(base, "/api/rooms", {"name": "Ana", "game": "highcard"})
         assert status == 201, made
         code = made["code"]
