@@ -301,7 +301,7 @@ def state_examples() -> list[dict[str, Any]]:
 # -- rendering ------------------------------------------------------------------------------------
 
 OBJECTS: list[type[BaseModel]] = [
-    CrispMove, CrispOptions, P.Options, P.Member, P.Between, P.You,
+    CrispMove, CrispOptions, P.Member, P.Between, P.You,
     E.View, E.RoundView, E.TurnView, E.WindowView, E.YouView, E.LookView,
 ]  # fmt: skip
 OBJECT_NAMES = {m.__name__ for m in OBJECTS}

@@ -193,16 +193,6 @@ class Member(_Msg):
     )
 
 
-class Options(_Msg):
-    limit: Literal[50, 100, 150] = Field(
-        description="the game ends when a total reaches this (R-OPT-LIMIT)"
-    )
-    timer: Literal[30, 45, 60] | None = Field(
-        description="seconds per draw, or null: no time (R-OPT-TIMER)"
-    )
-    take_discard: bool = Field(description="drawing from the discard pile allowed (R-OPT-DISCARD)")
-
-
 class Between(_Msg):
     waiting: list[Seat] = Field(description="connected seats that have not continued yet")
     deal_in: float = Field(description="seconds (real time) until the next deal at the latest")

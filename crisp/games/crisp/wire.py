@@ -22,6 +22,7 @@ from pydantic.json_schema import SkipJsonSchema
 from crisp.engine import events as engine_events
 from crisp.engine.events import DOC, OMIT, Wire
 from crisp.engine.phase import Phase
+from crisp.games.crisp.moves import CrispOptions
 from crisp.server import protocol as P
 from crisp.server.protocol import Card, Seat, Slot
 
@@ -38,7 +39,7 @@ WIRE_TYPES: dict[Wire, Any] = {
     Wire.COUNT: Annotated[int, Field(ge=0)],
     Wire.ORDINAL: Annotated[int, Field(ge=1)],
     Wire.HAND: Hand,
-    Wire.OPTIONS: P.Options,
+    Wire.OPTIONS: CrispOptions,
 }
 
 
@@ -243,7 +244,7 @@ class View(_Strict):
 
     omitted_not_null: ClassVar[frozenset[str]] = frozenset({"fairness"})
     players: list[str] = Field(description="the players' names, by seat")
-    options: P.Options = Field(description="the host's options for this game")
+    options: CrispOptions = Field(description="the host's options for this game")
     totals: list[int] = Field(description="each seat's total so far, by seat")
     over: bool = Field(description="the game is over")
     winners: list[Seat] = Field(description="the winning seats once the game is over, else []")
