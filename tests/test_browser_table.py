@@ -158,6 +158,14 @@ def test_a_whole_game_by_taps_in_three_languages_tells_every_move(server: Any, p
     status = made[2].loc('[data-test="status"]')
     assert "。 " not in (status.text_content() or "")
     print(f"feed lines checked per phone: {counts}")
+    # the score history outlives a reload: the view holds every finished round (R-CUMULATIVE)
+    rows = made[0].loc('[data-test="history"] [role="row"]')
+    before = [rows.nth(i).text_content() for i in range(rows.count())]
+    assert len(before) >= 2, before  # a heading row and every round
+    made[0].page.reload()
+    expect(made[0].loc('[data-test="history"]')).to_be_visible()
+    expect(rows).to_have_count(len(before))
+    assert [rows.nth(i).text_content() for i in range(rows.count())] == before
     refusals = {p.label: p.refusals for p in made if p.refusals}
     assert not refusals, f"the client offered an action the server refused: {refusals}"
     assert_clean(made)

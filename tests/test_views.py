@@ -80,6 +80,21 @@ def test_view_reveal_after_the_round() -> None:
     assert game.view(None)["round"]["scores"] == [6 - 5, 15, 24]
 
 
+def test_view_keeps_the_score_history_for_a_reconnect() -> None:
+    """R-CUMULATIVE (issue 11 item 5): a view holds every finished round's scores and totals, as
+    the reveals gave them, so that a phone that reloads keeps the score history; before any
+    round has ended it is empty."""
+    game, _ = stacked_game(HANDS, ["5H", "6H", "7H"])
+    assert game.view(None)["history"] == []
+    play_turn(game, 0, 0)
+    game.apply(A.Crisp(0), 1)
+    play_turn(game, 1, 2)
+    play_turn(game, 2, 2)
+    want = [{"round": 1, "scores": [6 - 5, 15, 24], "totals": [6 - 5, 15, 24]}]
+    for seat in (0, 1, None):
+        assert game.view(seat)["history"] == want
+
+
 def test_view_names_no_card_identities() -> None:
     """R-NO-TRACE: no id, index or hash field anywhere in a view."""
     game, _ = stacked_game(HANDS, ["5H"], options=Options(timer=30, take_discard=True))

@@ -57,6 +57,7 @@ class Game:
         self.winners: list[int] = []
         self._log: list[dict[str, Any]] = []  # the record's rounds
         self._settled = 0  # rounds whose scores are in the totals
+        self.history: list[dict[str, Any]] = []  # each settled round: its scores and the totals
         self.absent: list[bool] = [False] * self.n  # seats whose draws time out (set_absent)
         self._pending_clock: list[dict[str, Any]] = []  # set between rounds, for the next deal
 
@@ -114,6 +115,8 @@ class Game:
             "players": list(self.players),
             "options": self.options.to_record(),
             "totals": list(self.totals),
+            "history": [dict(h, scores=list(h["scores"]), totals=list(h["totals"]))
+                        for h in self.history],  # fmt: skip
             "over": self.over,
             "winners": list(self.winners),
         }
@@ -273,6 +276,9 @@ class Game:
         self._settled = len(self.rounds)
         scores = r.scores or []
         self.totals = [a + b for a, b in zip(self.totals, scores, strict=True)]
+        self.history.append(
+            {"round": r.number, "scores": list(scores), "totals": list(self.totals)}
+        )
         ts = to_seconds(r.ended_at if r.ended_at is not None else r.now)
         assert r.caller is not None  # R-NO-CALL: only a call ends a round
         hands = [list(h) for h in r.hands]

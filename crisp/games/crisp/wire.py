@@ -238,6 +238,14 @@ class RoundView(_Strict):
         return self
 
 
+class RoundScores(_Strict):
+    """One finished round's scores and the totals after it (R-CUMULATIVE)."""
+
+    round: int = Field(description="the round's number, from 1")
+    scores: list[int] = Field(description="each seat's score in that round, by seat")
+    totals: list[int] = Field(description="each seat's total after that round, by seat")
+
+
 class View(_Strict):
     """What a seat (or a spectator) may see now (RULES.md §7): the game, and its current round.
     It is the whole state a client needs to draw the table; later messages update it."""
@@ -246,6 +254,10 @@ class View(_Strict):
     players: list[str] = Field(description="the players' names, by seat")
     options: CrispOptions = Field(description="the host's options for this game")
     totals: list[int] = Field(description="each seat's total so far, by seat")
+    history: list[RoundScores] = Field(
+        description="every finished round of the game, in order: its scores and the totals "
+        "after it (the reveal messages' figures, for a phone that reconnects)"
+    )
     over: bool = Field(description="the game is over")
     winners: list[Seat] = Field(description="the winning seats once the game is over, else []")
     fairness: dict[str, Any] | SkipJsonSchema[None] = Field(

@@ -19,7 +19,7 @@ export function newGame() {
     looks: {}, // slot -> card: the start-of-round look, only while it is open (R-SEE-LOOK)
     flash: {}, // slot -> {card, until}: a Jack's or Queen's look, shown for a moment
     lastReveal: null, // {round, caller, hands, scores, totals}
-    history: [], // [{round, scores, totals}] from the reveals this page saw (R-CUMULATIVE)
+    history: [], // [{round, scores, totals}]: every finished round (the view's, then each reveal) (R-CUMULATIVE)
     highlight: [], // [{seat, slot}]: the cards the last move touched, until the next move
     revealedAt: 0,
   };
@@ -61,8 +61,10 @@ export function fromView(g, view) {
   g.totals = view.totals;
   g.over = view.over;
   g.winners = view.winners;
-  if (!g.history.length && view.totals.some((x) => x !== 0)) {
-    g.history = [{ round: null, scores: null, totals: view.totals }]; // earlier rounds, as totals
+  // the finished rounds, from the server (a reload or a reconnect keeps the whole history)
+  if (view.history) g.history = view.history.map((h) => ({ round: h.round, scores: h.scores, totals: h.totals }));
+  else if (!g.history.length && view.totals.some((x) => x !== 0)) {
+    g.history = [{ round: null, scores: null, totals: view.totals }]; // an older server: totals only
   }
   const r = view.round;
   if (!r) {
