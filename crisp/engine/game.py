@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -115,8 +116,7 @@ class Game:
             "players": list(self.players),
             "options": self.options.to_record(),
             "totals": list(self.totals),
-            "history": [dict(h, scores=list(h["scores"]), totals=list(h["totals"]))
-                        for h in self.history],  # fmt: skip
+            "history": copy.deepcopy(self.history),
             "over": self.over,
             "winners": list(self.winners),
         }
