@@ -8,6 +8,7 @@ are saved under tests/artifacts/screenshots/ for review."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -58,6 +59,22 @@ def layout_problems(phone: Phone) -> list[str]:
           if (r.top < 0 || r.left < -1 || r.bottom > vh + 1 || r.right > vw + 1) {
             out.push(`${name} outside the viewport: ${JSON.stringify(r)} in ${vw}x${vh}`);
           }
+        }
+        // a shown menu's chosen entry is not cut ("Englis▾"): its text and the arrow fit
+        const ctx = document.createElement("canvas").getContext("2d");
+        for (const el of document.querySelectorAll("header select")) {
+          if (!el.offsetParent) continue;
+          const css = getComputedStyle(el);
+          ctx.font = `${css.fontWeight} ${css.fontSize} ${css.fontFamily}`;
+          const text = ctx.measureText(el.selectedOptions[0]?.text ?? "").width;
+          const pad = parseFloat(css.paddingLeft) + parseFloat(css.paddingRight);
+          const room = el.clientWidth - pad - 16;
+          if (text > room) out.push(`#${el.id} cut: needs ${Math.ceil(text)} px, has ${room}`);
+        }
+        for (const pts of document.querySelectorAll('[data-test="seat"] .pts')) {
+          const who = pts.parentElement.getBoundingClientRect(), r = pts.getBoundingClientRect();
+          const seat = pts.parentElement.textContent.trim();
+          if (r.right > who.right + 1) out.push(`a seat's score is cut: ${seat}`);
         }
         if (window.scrollY !== 0) out.push(`scrolled: ${window.scrollY}`);
         return out;
@@ -113,6 +130,13 @@ def test_own_cards_and_moves_fit_every_screen(server: Any, phones: Any, seats: i
     host.tap(host.action("draw"))
     problems |= check_all(views, "holding", seats, '[data-test="held"].up')
     assert not problems, problems
+    if seats == 8:  # the smallest phone's header has no room for the language: the ≡ menu has it
+        small = views["phone-320x658"]
+        expect(small.loc("header #lang")).to_be_hidden()
+        small.tap('[data-test="scores"]')
+        small.page.select_option("#lang-menu", "fr")
+        expect(small.loc("#lang-menu")).to_have_value("fr")
+        expect(small.loc(".menu-rules .rules")).to_have_text(re.compile("Règles"))
     if seats == 5:  # dark mode: the table and the Scores menu, for review
         dark = phones(srv, "Pixel 7", "dark", viewport=VIEWPORTS["phone-390x844"],
                       color_scheme="dark", device_scale_factor=1)  # fmt: skip

@@ -259,7 +259,7 @@ root.addEventListener("click", (event) => {
 
 root.addEventListener("change", async (event) => {
   const el = event.target;
-  if (el.id === "lang") {
+  if (el.dataset.setting === "lang") {
     await setLanguage(el.value);
     if (controller?.model.room) controller.render();
     else route();

@@ -3,7 +3,7 @@
 import { t } from "../i18n.js";
 import { html } from "./html.js";
 import { patch } from "./morph.js";
-import { connBanner, lobbyScreen, resultsFrame, roomHeader, rulesLink, toasts } from "./screens.js";
+import { connBanner, langSelect, lobbyScreen, resultsFrame, roomHeader, rulesLink, toasts } from "./screens.js";
 import { tvLobby } from "./tv.js";
 
 export class Renderer {
@@ -29,7 +29,7 @@ export class Renderer {
     const showResults = phase !== "lobby" && ((over && g.lastReveal) || m.shell.scores);
     const results = showResults
       ? resultsFrame(m, game.results.title(g),
-        html`${game.results.body(g, { scoresOnly })}${scoresOnly ? html`<p class="menu-rules">${rulesLink()}</p>` : ""}`,
+        html`${game.results.body(g, { scoresOnly })}${scoresOnly ? html`<p class="menu-rules">${langSelect("lang-menu")} ${rulesLink()}</p>` : ""}`,
         { scoresOnly, verify: Boolean(!scoresOnly && this.verify()) })
       : "";
     patch(this.root, html`${connBanner(m)}<div id="stage" data-keep></div>${results}${toasts(m)}`);

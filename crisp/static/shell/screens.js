@@ -6,9 +6,11 @@ import { cls, html } from "./html.js";
 // A room code as people read it aloud: 12 letters in groups of four (an older 5-letter code as is).
 export const grouped = (code) => (code.length === 12 ? code.match(/.{4}/g).join("-") : code);
 
-export function langSelect() {
+// The language menu: in the header, and (id "lang-menu") in the ≡ menu, where a small phone's
+// table header has no room for it.
+export function langSelect(id = "lang") {
   return html`<label class="lang"><span class="sr-only">${t("menu.language")}</span>
-    <select id="lang" data-test="lang">${Object.entries(LANGUAGES).map(([code, name]) =>
+    <select id="${id}" data-test="${id}" data-setting="lang">${Object.entries(LANGUAGES).map(([code, name]) =>
       html`<option value="${code}"${code === language() ? html` selected` : ""}>${name}</option>`)}</select></label>`;
 }
 
