@@ -28,6 +28,18 @@ SLOW_4G = {"offline": False, "latency": 150, "downloadThroughput": 1_600_000 / 8
            "uploadThroughput": 750_000 / 8}  # fmt: skip
 
 
+# The moment the lobby shows both members, and so answers taps (the shell's handlers are
+# delegated on the page's root before anything is drawn): noted by an observer in the page, as
+# the test's own polling (over the DevTools protocol, on a throttled CPU) sees it late.
+LOBBY_DRAWN = """
+new MutationObserver((_, observer) => {
+  if (document.querySelectorAll('[data-test="member"] .name').length < 2) return;
+  window.__lobbyDrawn = performance.now();
+  observer.disconnect();
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
 def test_first_load_of_a_room_link_and_time_to_interactive(server: Any, phones: Any) -> None:
     """A phone that has its seat token opens the room link with an empty cache: what it
     transfers (every response, encoded, as the network saw it) and when the lobby is drawn
@@ -50,9 +62,11 @@ def test_first_load_of_a_room_link_and_time_to_interactive(server: Any, phones: 
     cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
     cdp.send("Network.emulateNetworkConditions", SLOW_4G)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
+    phone.page.add_init_script(LOBBY_DRAWN)
     phone.page.goto(f"/r/{host['code']}")
     expect(phone.loc('[data-test="member"] .name')).to_have_text(["Ana", "Ben"])
-    interactive_ms = phone.page.evaluate("performance.now()")
+    interactive_ms = phone.page.evaluate("() => window.__lobbyDrawn")
+    polled_ms = phone.page.evaluate("() => performance.now()")
     timeline = phone.page.evaluate("""() => {
       const nav = performance.getEntriesByType('navigation')[0];
       const res = performance.getEntriesByType('resource');
@@ -70,7 +84,7 @@ def test_first_load_of_a_room_link_and_time_to_interactive(server: Any, phones: 
     print(f"timeline (ms): page {timeline['html']:.0f}, last module {timeline['scripts']:.0f}, "
           f"DOM ready {timeline['dom']:.0f}, {timeline['count']} resources")  # fmt: skip
     print(f"lobby drawn and interactive after {interactive_ms:.0f} ms on slow 4G, CPU x4 "
-          "(goal < 1500 ms)")  # fmt: skip
+          f"(goal < 1500 ms; the test's polling saw it at {polled_ms:.0f} ms)")  # fmt: skip
     assert total <= BUDGET
     assert_clean([phone])
 
