@@ -433,6 +433,20 @@ def test_reload_mid_game_keeps_the_seat_and_plays_on(server: Any, phones: Any) -
     drawn = discard_plainly(me, by_seat)
     expect_pile(pair, drawn[-1])
     expect(other.action("draw")).to_be_visible()
+
+    # the round's feed outlives a reload, each move told again but without its card: a discard
+    # was public when it landed only (R-SEE-PUBLIC); the Scores history is there too
+    lines = other.loc('[data-test="feed"] li')
+    told = lines.all_text_contents()
+    swapped = other.name_of(hands[first][0])
+    assert any(swapped in line for line in told), told
+    other.page.reload()
+    expect(other.loc('[data-test="hand"]')).to_be_visible()
+    expect(lines).to_have_count(len(told))
+    again = lines.all_text_contents()
+    assert all(a == b or "une carte" in a for a, b in zip(again, told, strict=True)), again
+    assert not any(swapped in line for line in again), again
+    assert sum(a == b for a, b in zip(again, told, strict=True)) >= 3  # rounds, readies, draws
     assert_clean(pair)
 
 

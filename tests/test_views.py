@@ -95,6 +95,20 @@ def test_view_keeps_the_score_history_for_a_reconnect() -> None:
         assert game.view(seat)["history"] == want
 
 
+def test_view_feed_rebuilds_the_moves_without_their_faces() -> None:
+    """R-SEE-PUBLIC (issue 11 item 1): a view's feed lists the round's public moves, in order,
+    for a phone that reloads, but no face: a discard was public at the moment it landed only."""
+    game, _ = stacked_game(HANDS, ["5H", "6H", "7H"])
+    play_turn(game, 0, 0)
+    play_turn(game, 1, 4, then="swap", slot="middle")
+    for seat in (0, 1, 2, None):
+        feed = game.view(seat)["feed"]
+        moves = [(m["type"], m.get("seat")) for m in feed if m["type"] != "ready"]
+        assert moves == [("round", None), ("draw", 0), ("discard", 0), ("draw", 1), ("swap", 1)]
+        assert not faces({"feed": feed}), feed
+    assert game.view(None)["round"]["top"] == "5S"  # the top stays public, in its own field
+
+
 def test_view_names_no_card_identities() -> None:
     """R-NO-TRACE: no id, index or hash field anywhere in a view."""
     game, _ = stacked_game(HANDS, ["5H"], options=Options(timer=30, take_discard=True))

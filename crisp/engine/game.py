@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from crisp.engine import events as E
@@ -21,6 +21,15 @@ from crisp.engine.timing import Ms, Seconds, Timing, to_ms, to_seconds
 from crisp.engine.views import round_view
 
 RECORD_FORMAT = "crisp-record/1"
+# The public moves a reconnecting phone's feed is rebuilt from (Game.feed), without their faces:
+# a face is public only at the moment it lands on the pile (R-SEE-PUBLIC), never in a later view.
+FEED = frozenset({"round", "ready", "draw", "swap", "discard", "jack", "queen", "king", "take",
+                  "timeout", "recycle", "crisp"})  # fmt: skip
+
+
+def faceless(msg: Mapping[str, Any]) -> dict[str, Any]:
+    """A public message without the card it names (R-SEE-PUBLIC: at the moment only)."""
+    return {k: v for k, v in msg.items() if k != "card"}
 Shuffle = Fairness | LegacySeed
 #: R-PLAYERS: a table seats 2 to 8 players (the one number a server imports for its seats).
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
@@ -59,6 +68,7 @@ class Game:
         self._log: list[dict[str, Any]] = []  # the record's rounds
         self._settled = 0  # rounds whose scores are in the totals
         self.history: list[dict[str, Any]] = []  # each settled round: its scores and the totals
+        self.feed: list[dict[str, Any]] = []  # the current round's public messages, faceless
         self.absent: list[bool] = [False] * self.n  # seats whose draws time out (set_absent)
         self._pending_clock: list[dict[str, Any]] = []  # set between rounds, for the next deal
 
@@ -117,6 +127,7 @@ class Game:
             "options": self.options.to_record(),
             "totals": list(self.totals),
             "history": copy.deepcopy(self.history),
+            "feed": copy.deepcopy(self.feed),
             "over": self.over,
             "winners": list(self.winners),
         }
@@ -161,6 +172,7 @@ class Game:
             cards = check_deck(deck)
         r = Round(number, self.n, dealer, cards, self.options, self.timing, self.knowledge)
         self.rounds.append(r)
+        self.feed = []
         self._log.append({"dealer": dealer, "deck": list(cards), "actions": []})
         if number == 1:
             game = E.GameEvent(t=0.0, players=list(self.players), options=self.options.to_record(),
@@ -299,6 +311,7 @@ class Game:
         r = self.round
         out = r.out
         r.out = []
+        self.feed.extend(faceless(o.msg) for o in out if o.for_seat(None) and o.msg["type"] in FEED)
         return out
 
     # -- the record -------------------------------------------------------------------------------

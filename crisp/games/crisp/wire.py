@@ -258,6 +258,13 @@ class View(_Strict):
         description="every finished round of the game, in order: its scores and the totals "
         "after it (the reveal messages' figures, for a phone that reconnects)"
     )
+    feed: list[dict[str, Any]] = Field(
+        description="the current round's public moves so far, as the messages everyone got "
+        "(`round`, `ready`, `draw`, `swap`, `discard`, `jack`, `queen`, `king`, `take`, "
+        "`timeout`, `recycle`, `crisp`) but without their `card` (R-SEE-PUBLIC: a face is public "
+        "at the moment it lands on the pile only), so that a phone that reconnects rebuilds its "
+        "move feed"
+    )
     over: bool = Field(description="the game is over")
     winners: list[Seat] = Field(description="the winning seats once the game is over, else []")
     fairness: dict[str, Any] | SkipJsonSchema[None] = Field(

@@ -17,6 +17,7 @@
 //   fromView(state, view),                       // a `state` message's view (null: no game)
 //   apply(state, msg, seat),                     // the reducer: one engine message
 //   describe(state, msg, seat) -> string|null,   // the feed sentence (before apply): public only
+//   feedOf(state, view, seat) -> [{text, mine}], // optional: the round's feed rebuilt from a view
 //   animate({you, players, round}, msg, arrived) -> Promise,  // awaited before apply
 //   Table: class { mount(el); update(state, ctx); unmount() }, // patches what changed
 //   tick(el, ctx) -> low seconds | null,         // countdowns between messages

@@ -100,6 +100,7 @@ export class Controller {
       m.you = msg.you;
       syncClock(m.clock, msg.now);
       this.game.fromView(m.game, msg.view);
+      this.restoreFeed(msg.view);
       m.ui = {};
       m.pending = null;
     } else if (msg.type === "error") {
@@ -137,6 +138,15 @@ export class Controller {
     if (msg.type === "turn" && msg.seat === seat && msg.draw === 1) this.effects.announce?.(t("announce.yourturn"));
     if (msg.type === "crisp") this.effects.announce?.(line);
     if (msg.type === "look" && msg.seat === seat && msg.why !== "deal") setTimeout(() => this.render(), 3050);
+  }
+
+  // After a reload (an empty feed) or a reconnect that missed moves: the round's feed from the
+  // view. A page that saw every move keeps its own lines (they name the public cards).
+  restoreFeed(view) {
+    const lines = this.game.feedOf?.(this.model.game, view, this.model.you.seat);
+    if (!lines || lines.length <= this.model.feed.length) return;
+    this.model.feed = [];
+    for (const line of lines) this.addLine(line.text, line.mine);
   }
 
   addLine(text, mine) {

@@ -6,12 +6,24 @@ import { cardName, t } from "../../i18n.js";
 
 const slotName = (slot) => t(`slot.${slot}`);
 
+const CARRIES_CARD = new Set(["swap", "discard", "jack", "queen", "king", "take"]);
+
+// The round's feed after a reload or a reconnect: the view's public moves (without their cards),
+// each told as it would have been (a card named "a card"), oldest first.
+export function feedOf(g, view, me) {
+  return (view?.feed ?? []).map((msg) => ({ text: describe(g, msg, me), mine: msg.seat === me && me != null }))
+    .filter((line) => line.text);
+}
+
 // The sentence for `msg`, from the game state before it is applied (a take names the card it
 // took from the pile, the pile's top until then); null for events that are not moves.
 export function describe(g, msg, me) {
   const name = (seat) => g.players[seat] ?? `#${seat + 1}`;
   const you = msg.seat === me && me != null;
-  const card = msg.card ? cardName(msg.card) : "";
+  // a move rebuilt from a view (feedOf) comes without its card: a face is public at the moment only
+  const restored = !("card" in msg) && CARRIES_CARD.has(msg.type);
+  const card = msg.card ? cardName(msg.card) : restored ? t("feed.acard") : "";
+  const court = (key) => (restored ? `${key}.nocard` : key); // "used a Jack", not "(a card)"
   switch (msg.type) {
     case "round":
       return msg.dealer === me ? t("feed.round.you", { n: msg.round }) : t("feed.round", { n: msg.round, name: name(msg.dealer) });
@@ -25,17 +37,17 @@ export function describe(g, msg, me) {
     case "discard":
       return you ? t("feed.discard.you", { card }) : t("feed.discard", { name: name(msg.seat), card });
     case "jack":
-      return you ? t("feed.jack.you", { card }) : t("feed.jack", { name: name(msg.seat), card });
+      return you ? t(court("feed.jack.you"), { card }) : t(court("feed.jack"), { name: name(msg.seat), card });
     case "queen": {
       const vars = { name: name(msg.seat), slot: slotName(msg.slot), target: name(msg.target), tslot: slotName(msg.target_slot), card };
-      if (you) return t("feed.queen.you", vars);
-      if (msg.target === me && me != null) return t("feed.queen.onyou", vars);
-      return t("feed.queen", vars);
+      if (you) return t(court("feed.queen.you"), vars);
+      if (msg.target === me && me != null) return t(court("feed.queen.onyou"), vars);
+      return t(court("feed.queen"), vars);
     }
     case "king":
-      return you ? t("feed.king.you", { card }) : t("feed.king", { name: name(msg.seat), card });
+      return you ? t(court("feed.king.you"), { card }) : t(court("feed.king"), { name: name(msg.seat), card });
     case "take": {
-      const vars = { name: name(msg.seat), slot: slotName(msg.slot), card: g.round?.top ? cardName(g.round.top) : "?", old: card };
+      const vars = { name: name(msg.seat), slot: slotName(msg.slot), card: restored ? card : g.round?.top ? cardName(g.round.top) : "?", old: card };
       return you ? t("feed.take.you", vars) : t("feed.take", vars);
     }
     case "timeout":

@@ -1,6 +1,6 @@
 // Crisp's table module, as the shell (games/index.js) expects it.
 import { animate } from "./anim.js";
-import { describe } from "./feed.js";
+import { describe, feedOf } from "./feed.js";
 import { onAction, onCard } from "./input.js";
 import { applyEvent, fromView, newGame } from "./model.js";
 import { DEFAULTS, changedOptions, optionsBody, optionsForm, sameOptions } from "./options.js";
@@ -18,6 +18,7 @@ export default {
   fromView,
   apply: applyEvent,
   describe,
+  feedOf,
   animate,
   Table,
   tick,
