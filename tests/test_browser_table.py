@@ -146,6 +146,7 @@ def test_a_whole_game_by_taps_in_three_languages_tells_every_move(server: Any, p
     for phone in made:
         expect(phone.loc('[data-test="winners"]')).to_be_visible()
         expect(phone.loc('[data-test="history"]')).to_be_visible()
+        expect(phone.loc("header .codechip")).to_be_in_viewport(ratio=1)  # not cut at the left
         phone.shot(f"game-over-{phone.slug}")
     counts = {p.label: feed_tells_every_move(p, f, seat)
               for seat, (p, f) in enumerate(zip(made, frames, strict=True))}  # fmt: skip
