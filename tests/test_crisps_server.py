@@ -14,6 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
 from inthread import serving
 from leakcheck import check_crisps_stream, check_crisps_view, crisps_model_after
 from leakcheck_crisps import KEYS, strip_server
@@ -160,16 +161,18 @@ async def play_some(room: Room, phones: list[FakePhone], rng: random.Random,
         assert not [m for m in answer if m["type"] == "error"], answer
 
 
-def test_a_game_against_a_bot(tmp_path: Path) -> None:
+@pytest.mark.parametrize("level", ["random", "normal", "hard"])
+def test_a_game_against_a_bot(tmp_path: Path, level: str) -> None:
     async def main() -> None:
         kit = Kit(tmp_path, fixed_seed=3)
         room = kit.hub.create_room("crisps")
         _, token = room.join("Ana")
         ana = await FakePhone(kit, room, token, "Ana").connect()
-        for level in ("dragon",):
-            bad = await ana.say({"type": "add_bot", "level": level})
-            assert bad[-1]["type"] == "error", bad
-        await ana.say({"type": "add_bot", "level": "normal"})
+        bad = await ana.say({"type": "add_bot", "level": "dragon"})
+        assert bad[-1]["type"] == "error", bad
+        await ana.say({"type": "add_bot", "level": level})
+        full = await ana.say({"type": "add_bot", "level": level})
+        assert full[-1]["type"] == "error", "two seats only (CS-PLAYERS)"
         answer = await ana.say({"type": "start"})
         assert not [m for m in answer if m["type"] == "error"], answer
         rng = random.Random(1)
