@@ -52,7 +52,7 @@ class CrispsCombo(_Strict):
     cards: Cards = Field(description="the cards, in rank order")
     kind: Kind = Field(description="single, pair, run, pair_run (Ordinary); three, four (Special)")
     rank: Rank = Field(description="its lowest card")
-    size: int = Field(ge=1, le=12, description="how many cards")
+    size: int = Field(ge=1, le=20, description="how many cards")
 
 
 class CrispsFairness(_Strict):
@@ -125,7 +125,7 @@ class CrispsPlayEvent(_Event):
     cards: Cards = Field(description="the cards played")
     kind: Kind = Field(description="the combination's kind")
     rank: Rank = Field(description="its rank (lowest card)")
-    size: int = Field(ge=1, le=12, description="how many cards")
+    size: int = Field(ge=1, le=20, description="how many cards")
     hands: Counts = Field(description="cards left in each hand")
     timeout: bool = Field(description="played by the clock (CS-TIMEOUT)")
 
