@@ -90,3 +90,9 @@ def test_docs_fairness_crisps_test_vectors_are_the_code_s() -> None:
     assert f"first starter\nseat {starter_from_key(key)};" in section
     assert f"round 1's deck `{deck_from_key(key, 1)}`" in section
     assert f"round 2's `{deck_from_key(key, 2)}`" in section
+
+
+def test_the_example_record_verifies(capsys: pytest.CaptureFixture[str]) -> None:
+    example = Path(__file__).resolve().parent.parent / "examples/crisps-game.json"
+    assert main([str(example)]) == 0
+    assert capsys.readouterr().out == "verified\n"
