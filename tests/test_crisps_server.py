@@ -296,3 +296,28 @@ def test_rematch_deals_a_new_game(tmp_path: Path) -> None:
         assert second["fairness"]["commitment"] != first["fairness"]["commitment"]
 
     run(main())
+
+
+def test_a_stand_in_bot_plays_a_disconnected_seat_and_grace_is_refused(tmp_path: Path) -> None:
+    """The host's stand-in (a bot from the seat's view, mid-game) plays for a dropped player
+    until they are back; a grace is refused (Crisps! has no absence: its timer, if any, plays)."""
+
+    async def main() -> None:
+        kit = Kit(tmp_path, fixed_seed=7)
+        room, phones = await crisps_table(kit)
+        assert room.match is not None
+        phone, turn = due_turn(room, phones)
+        if phone is phones[0]:  # let the host lead: Ben's decision is due
+            await phone.act("play", cards=turn["legal"][0]["cards"])
+        seat, host = 1, phones[0]
+        assert room.match.view(None)["due"]["seat"] == seat
+        await phones[1].drop()
+        grace = await host.say({"type": "grace", "seat": seat})
+        assert grace[-1]["type"] == "error", grace
+        answer = await host.say({"type": "bot", "seat": seat, "level": "normal"})
+        assert not [m for m in answer if m["type"] == "error"], answer
+        before = len(room.match.record()["actions"])
+        await kit.jump_until(lambda: len(room.match.record()["actions"]) > before)  # type: ignore[union-attr]
+        assert room.match.record()["actions"][before]["seat"] == seat
+
+    run(main())
