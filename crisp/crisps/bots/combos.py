@@ -168,7 +168,7 @@ def ordinary_over(c: Counts, prev: Combo, crisp_runs: bool) -> list[Combo]:
     out: list[Combo] = []
     if kind >= THREE:
         return out
-    if kind == SINGLE or kind == PAIR:
+    if kind in (SINGLE, PAIR):
         for i in range(rank, N_RANKS):
             if c[i] >= size:
                 out.append((kind, i, size))
@@ -195,7 +195,7 @@ def pool_can_follow(pool: Counts, prev: Combo, crisp_runs: bool) -> bool:
 
 
 def to_wire(combo: Combo) -> dict[str, object]:
-    """A combination as the contract's legal-play entry (``cards``, ``kind``, ``rank``, ``size``)."""
+    """A combination as the contract's legal-play entry (cards, kind, rank, size)."""
     return {
         "cards": combo_cards(combo),
         "kind": KIND_NAMES[combo[0]],

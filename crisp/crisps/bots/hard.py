@@ -106,7 +106,7 @@ class HardBot(CrispsBot):
         alive = list(range(len(unique)))
         used = 0
         spent = 0
-        step = self.first
+        step = max(2, min(self.first, self.budget // (2 * len(unique))))
         while True:
             worlds = [self._sample(need, rng) for _ in range(step)]
             for i in alive:
@@ -167,9 +167,12 @@ class HardBot(CrispsBot):
 def _plausible(opp_hand: Counts, tb: TableModel, rng: random.Random) -> bool:
     """Keep a sampled opponent hand, given its passes (see the module's docstring)."""
     for p in tb.opp_passes:
-        if p.draws_since <= 1 and _could_follow(opp_hand, p, tb.crisp_runs):
-            if rng.random() >= PASS_LIKELIHOOD:
-                return False
+        if (
+            p.draws_since <= 1
+            and _could_follow(opp_hand, p, tb.crisp_runs)
+            and rng.random() >= PASS_LIKELIHOOD
+        ):
+            return False
     return True
 
 

@@ -249,7 +249,8 @@ class TableModel:
         self._clear_due()
         due = view.get("due")
         if isinstance(due, dict) and not self.over:
-            self._on_turn({**due, "type": "turn", "legal": view.get("legal")})
+            legal: dict[str, Any] = {k: view[k] for k in ("legal", "can_pass", "take") if k in view}
+            self._on_turn({**due, "type": "turn", **legal})
 
 
 def _rank(card: Any) -> int | None:
