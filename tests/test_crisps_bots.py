@@ -522,3 +522,20 @@ def test_crisp_simulate_game_crisps(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--games", "2", "--json"]) == 0
     plain = json.loads(capsys.readouterr().out)
     assert plain["policy"] == "random-legal" and plain["options"]["limit"] == 100
+
+
+@pytest.mark.parametrize("level", list(LEVELS))
+def test_the_servers_adapter_seats_these_bots(level: str) -> None:
+    """crisp.games.crisps's SPEC.make_bot builds a bot of this package (not its legal-random
+    stand-in) from a mid-game view, and its move is legal."""
+    from crisp.games.crisps.spec import SPEC
+
+    options = CrispsOptions(auto_skip=True)
+    game = CrispsGame(["a", "b"], options, seed=8)
+    game.start()
+    assert game.due is not None
+    seat = game.due[0]
+    seated = SPEC.make_bot(level, seat, game.players, options.to_record(), game.view(seat), 3)
+    assert isinstance(getattr(seated, "bot", None), LEVELS[level])
+    decision = seated.decide(game.now)
+    assert decision is not None and decision.move in game.legal_moves(seat)

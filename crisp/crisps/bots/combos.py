@@ -153,7 +153,7 @@ def leads(c: Counts, crisp_runs: bool) -> list[Combo]:
 def specials_over(c: Counts, prev: Combo) -> list[Combo]:
     """The Specials in ``c`` that may follow ``prev`` (CS-SPECIAL)."""
     out: list[Combo] = []
-    if prev[0] < THREE and not holds_crisp(prev):
+    if max(c) < 3 or (prev[0] < THREE and not holds_crisp(prev)):
         return out
     for i in range(N_RANKS):
         for size, kind in ((3, THREE), (4, FOUR)):

@@ -46,7 +46,7 @@ PASS_LIKELIHOOD = 0.25
 #: Tries to draw a sample the passes make likely, before the last one is kept anyway.
 SAMPLE_TRIES = 6
 #: Rollouts per decision at most (spread over the candidates by successive halving).
-BUDGET = 160
+BUDGET = 120
 #: Samples the search starts with (every candidate is played out on each).
 FIRST = 8
 

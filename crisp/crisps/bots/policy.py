@@ -19,7 +19,6 @@ from collections.abc import Sequence
 
 from crisp.crisps.bots.combos import (
     CRISP,
-    PAIR_RUN,
     RUN,
     THREE,
     Combo,
@@ -38,13 +37,10 @@ def breaks_bomb(h: Counts, combo: Combo) -> bool:
     kind, rank, size = combo
     if kind >= THREE:
         return False
-    if kind == RUN:
-        ranks = range(rank, rank + size)
-    elif kind == PAIR_RUN:
-        ranks = range(rank, rank + size // 2)
-    else:
-        ranks = range(rank, rank + 1)
-    return any(h[i] >= 3 for i in ranks)
+    if kind < RUN:
+        return h[rank] >= 3
+    stop = rank + (size if kind == RUN else size // 2)
+    return max(h[rank:stop]) >= 3
 
 
 def _lead_key(combo: Combo) -> tuple[int, int]:
@@ -55,6 +51,7 @@ def choose_lead(h: Counts, n: int, candidates: Sequence[Combo]) -> Combo:
     """``normal``'s lead among ``candidates`` (every combination its hand makes)."""
     best: Combo | None = None
     special: Combo | None = None
+    bombs = max(h) >= 3
     for combo in candidates:
         if combo[2] == n:
             return combo
@@ -62,7 +59,7 @@ def choose_lead(h: Counts, n: int, candidates: Sequence[Combo]) -> Combo:
             if special is None or _lead_key(combo) < _lead_key(special):
                 special = combo
             continue
-        if breaks_bomb(h, combo):
+        if bombs and breaks_bomb(h, combo):
             continue
         if best is None or _lead_key(combo) < _lead_key(best):
             best = combo
@@ -79,13 +76,14 @@ def choose_follow(
     """``normal``'s follow among ``candidates`` (the legal plays), or None: pass."""
     best: Combo | None = None
     special: Combo | None = None
+    bombs = max(h) >= 3
     for combo in candidates:
         if combo[2] == n:
             return combo
         if combo[0] >= THREE:
             if special is None or (combo[2], combo[1]) < (special[2], special[1]):
                 special = combo
-        elif not breaks_bomb(h, combo) and (best is None or combo[1] < best[1]):
+        elif (best is None or combo[1] < best[1]) and not (bombs and breaks_bomb(h, combo)):
             best = combo
     if best is not None:
         return best
