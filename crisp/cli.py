@@ -167,7 +167,17 @@ def _simulate(args: argparse.Namespace) -> int:
     if args.records and (problem := _records_problem(args.records)):
         print(f"crisp simulate: {problem}", file=sys.stderr)
         return 2
-    options = Options(limit=args.limit, timer=args.timer, take_discard=args.take_discard)
+    if args.game == "crisps":
+        from crisp.crisps.bots.simulate import simulate_crisps
+
+        return simulate_crisps(args, _Progress)
+    if args.option:
+        print(f"crisp simulate: --option {args.option[0]} is an option of Crisps! "
+              "(--game crisps); Crisp's are --limit, --timer and --take-discard",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    limit = 100 if args.limit is None else args.limit
+    options = Options(limit=limit, timer=args.timer, take_discard=args.take_discard)
     if args.bots:
         return _simulate_bots(args, options)
     if args.players is None:
@@ -387,15 +397,27 @@ def build_parser() -> argparse.ArgumentParser:
         "--bots",
         metavar="LEVELS",
         help="one bot level a seat, comma-separated: random, easy, normal, hard "
-        "(e.g. hard,random,random,random); prints win rates with 95%% intervals",
+        "(e.g. hard,random,random,random; Crisps!: random, normal, hard, two seats); prints "
+        "win rates with 95%% intervals",
     )
     sp.add_argument("--progress", action="store_true", help="a progress bar on stderr")
     sp.add_argument("--games", type=_at_least(1), default=100, help="games (default 100)")
     sp.add_argument("--seed", type=int, default=1, help="the first game's seed (default 1)")
-    sp.add_argument("--limit", type=int, default=100, choices=LIMITS, help="default 100")
+    sp.add_argument(
+        "--game", choices=("crisp", "crisps"), default="crisp",
+        help="the game: crisp (default) or crisps (Crisps!, two players: --bots hard,normal)",
+    )  # fmt: skip
+    sp.add_argument("--limit", type=int, default=None, choices=LIMITS, help="default 100 (Crisp)")
     sp.add_argument("--timer", type=_timer, default=None, choices=[None, 30, 45, 60],
-                    help="seconds per draw: 30, 45, 60 or none (default none)")  # fmt: skip
-    sp.add_argument("--take-discard", action="store_true", help="allow taking the discard")
+                    help="seconds per draw (Crisp) or per decision (Crisps!): 30, 45, 60 or "
+                    "none (default none)")  # fmt: skip
+    sp.add_argument("--take-discard", action="store_true",
+                    help="allow taking the discard (Crisp)")  # fmt: skip
+    sp.add_argument(
+        "--option", action="append", default=[], metavar="NAME",
+        help="a Crisps! host option, repeatable: no_faceup, crisp_runs, auto_skip (NAME=false "
+        "to say off; the timer is --timer)",
+    )  # fmt: skip
     sp.add_argument("--records", help="write the games' records to this JSON file")
     sp.add_argument("--json", action="store_true", help="a machine-readable report")
     sp.set_defaults(func=_simulate)
