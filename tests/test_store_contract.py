@@ -132,26 +132,31 @@ def test_a_live_lease_is_not_taken_but_handed_over(pg_url: str) -> None:
     b.close()
 
 
+def claim_when_expired(store: PgStore, code: str) -> Any:
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            return store.claim(code)
+        except RoomBusy:
+            assert time.monotonic() < deadline, "the lease never expired"
+            time.sleep(0.05)
+
+
 def test_an_expired_lease_is_claimed_and_the_old_owner_is_fenced(pg_url: str) -> None:
     """The old owner never renewed (paused): once its lease ran out another node claims the room
     with a higher epoch; the old owner's writes fail (state or not) and write nothing."""
     a, b = PgStore(pg_url, "a", lease_s=0.3), PgStore(pg_url, "b", lease_s=0.3)
     a.write("ABC", STATE, entries(0, 2), 1.0, 1)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            stored = b.claim("ABC")
-            break
-        except RoomBusy:
-            assert time.monotonic() < deadline, "the lease never expired"
-            time.sleep(0.05)
+    a.write("DEF", STATE, [], 1.0, 1)
+    stored = claim_when_expired(b, "ABC")
+    claim_when_expired(b, "DEF")
     assert stored is not None and len(stored[3]) == 2
     for state in (None, {**STATE, "phase": "stale"}):
         with pytest.raises(LeaseLost):
             a.write("ABC", state, entries(2, 1), 2.0, 2)
-    assert a.renew().lost == {"ABC"} and a.held() == set()
+    assert a.renew().lost == {"DEF"} and a.held() == set()
     b.write("ABC", None, entries(2, 1), 2.0, 2)
-    [(_, state, _, _)] = b.rooms()
+    state = {code: state for code, state, _, _ in b.rooms()}["ABC"]
     assert state["phase"] == "lobby" and state["version"] == 2
     assert epochs_in_log(pg_url, "ABC") == [1, 1, 2]
     a.close()

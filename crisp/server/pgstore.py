@@ -126,17 +126,26 @@ class PgStore:
                 "state": None if state is None else _dumps(state)}  # fmt: skip
         rows = [(code, seq, epoch, _dumps(entry)) for seq, entry in entries]
         db = self._conn()
+        try:
+            self._write(db, held, args, rows)
+        except LeaseLost:
+            self.epochs.pop(code, None)
+            raise
+        self.epochs[code] = epoch
+
+    def _write(self, db: psycopg.Connection[Any], held: int | None, args: dict[str, Any],
+               rows: list[tuple[str, int, int, str]]) -> None:  # fmt: skip
         with db.transaction(), db.cursor() as cur:
             # A new room is an insert (which fails if the code is taken); an owned one an
             # update fenced by its epoch.
-            cur.execute(CREATE if held is None else UPDATE if state else TOUCH, args)
+            touch = args["state"] is None
+            cur.execute(CREATE if held is None else TOUCH if touch else UPDATE, args)
             if cur.rowcount != 1:
-                raise _Rollback(code)
+                raise _Rollback(args["code"])
             if rows:
                 cur.executemany(
                     "INSERT INTO crisp_log (code, seq, epoch, entry) VALUES (%s, %s, %s, %s)", rows
                 )
-        self.epochs[code] = epoch
 
     def rooms(self) -> list[StoredRoom]:
         """Every room of the database (whoever owns it): code, state, last update, log."""

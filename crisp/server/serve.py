@@ -10,6 +10,7 @@ import sqlite3
 import sys
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from crisp.server.accesslog import skip_health_checks
 from crisp.server.settings import Settings
@@ -57,7 +58,7 @@ def urls(settings: Settings, port: int) -> list[str]:
 def banner(settings: Settings, port: int) -> str:
     """What ``crisp serve`` prints once it listens: who can open which address, and the data.
     Each address ends its line (scripts and the benchmarks read the port from it)."""
-    data = f"Data: {settings.db_path.resolve()}"
+    data = f"Data: {data_location(settings)}"
     here = _url("127.0.0.1", port)
     if loopback_only(settings.host):
         return (
@@ -83,6 +84,16 @@ def banner(settings: Settings, port: int) -> str:
         f"Crisp is serving. Open on a phone on the same network:\n{lines}\n"
         f"On this machine: {here}\n" + data
     )
+
+
+def data_location(settings: Settings) -> str:
+    """Where the rooms are kept, to print (a database URL without its password)."""
+    if not settings.database_url:
+        return str(settings.db_path.resolve())
+    parts = urlsplit(settings.database_url)
+    host = parts.hostname or "localhost"
+    port = f":{parts.port}" if parts.port else ""
+    return f"PostgreSQL {host}{port}{parts.path} (node {settings.node_id or 'auto'})"
 
 
 def check_data_dir(path: Path) -> None:
@@ -111,13 +122,20 @@ def serve(settings: Settings) -> int:
 
     from crisp.server.app import create_app
 
-    check_data_dir(settings.data_dir)
-    try:
-        app = create_app(settings)
-    except (sqlite3.Error, OSError) as err:
-        raise StartError(
-            f"cannot open the database {settings.db_path}: {err} (is its disk full or read-only?)"
-        ) from err
+    if settings.database_url:
+        import psycopg
+
+        try:
+            app = create_app(settings)
+        except psycopg.Error as err:
+            raise StartError(f"cannot use the PostgreSQL database: {err}".strip()) from err
+    else:
+        check_data_dir(settings.data_dir)
+        try:
+            app = create_app(settings)
+        except (sqlite3.Error, OSError) as err:
+            raise StartError(f"cannot open the database {settings.db_path}: {err} "
+                             "(is its disk full or read-only?)") from err  # fmt: skip
     from crisp.server import uvguard  # the limits uvicorn lacks: docs/limits.md
 
     config = uvicorn.Config(

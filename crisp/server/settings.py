@@ -68,6 +68,26 @@ class Settings(BaseSettings):
         default_factory=lambda: ["crisp.games.crisp:SPEC"],
         description="the games this server hosts, as module:attribute (the first is the default)",
     )
+    database_url: str | None = Field(
+        None,
+        description="postgresql://user:password@host:port/db: keep rooms in PostgreSQL, shared by "
+        "several server processes behind a load balancer that routes by room code (README: Scale "
+        "out); unset: the embedded SQLite file of data_dir, for one process",
+    )
+    node_id: str | None = Field(
+        None, description="this process's name in the room leases (default: host-pid-random)"
+    )
+    lease_s: float = Field(
+        4, gt=0, description="PostgreSQL: seconds a room's lease lasts without renewal (after a "
+        "node dies, its rooms can be claimed by others this long after its last renewal)",
+    )  # fmt: skip
+    lease_renew_s: float = Field(
+        1, gt=0, description="PostgreSQL: how often a node renews all its leases (one statement)"
+    )
+    claim_wait_s: float = Field(
+        8, gt=0, description="PostgreSQL: how long a request for a room another node holds waits "
+        "for it to be handed over (or its lease to run out) before a 503",
+    )  # fmt: skip
     log_level: str = Field("info", description="uvicorn's log level")
     access_log: bool = Field(True, description="log each HTTP request (never tokens or cards)")
     access_log_healthz: bool = Field(False, description="log the health checks (/healthz) too")
