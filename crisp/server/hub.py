@@ -17,7 +17,7 @@ from crisp.server import room_limits
 from crisp.server.clock import Clock
 from crisp.server.closecodes import CloseCode
 from crisp.server.handlers import dispatch
-from crisp.server.leases import Leases, RoomBusy
+from crisp.server.leases import Leases, Renewal, RoomBusy
 from crisp.server.lobby import Lobby
 from crisp.server.members import new_code
 from crisp.server.parse import Unreadable, parse
@@ -131,11 +131,19 @@ class Hub:
         return room
 
     async def _renew(self) -> None:
+        """Renew the leases every ``lease_renew_s``; between renewals, every
+        ``handover_check_s``, hand over the rooms another node asked for."""
         assert self.leases is not None
+        leases, every = self.leases, self.settings.handover_check_s
+        next_renewal = self.clock.now()
         while True:
-            await asyncio.sleep(self.settings.lease_renew_s)
+            await asyncio.sleep(every)
             try:
-                renewal = self.leases.renew()
+                if self.clock.now() >= next_renewal:
+                    next_renewal = self.clock.now() + self.settings.lease_renew_s
+                    renewal = leases.renew()
+                else:
+                    renewal = Renewal(wanted=leases.wanted())
             except Exception:
                 log.exception("the leases could not be renewed (retrying)")
                 continue
@@ -146,7 +154,7 @@ class Hub:
             for code in renewal.wanted:
                 if (room := self.rooms.get(code)) is not None:
                     async with room.lock:
-                        self.leases.release(code)
+                        leases.release(code)
                         self._drop(room)
                     log.info("room %s handed over", code)
 

@@ -41,6 +41,9 @@ class Leases(Protocol):
     def renew(self) -> Renewal:
         """Renew every lease held here, in one statement."""
 
+    def wanted(self) -> set[str]:
+        """The rooms held here that another node asked for (a cheap look, between renewals)."""
+
     def release(self, code: str) -> None:
         """Give the room up (its lease expires now); a no-op if it was lost already."""
 

@@ -213,6 +213,15 @@ class PgStore:
         wanted = {code for code, by in rows if by is not None and by != self.node}
         return Renewal(lost=lost, wanted=wanted)
 
+    def wanted(self) -> set[str]:
+        if not self.epochs:
+            return set()
+        rows = self._conn().execute(
+            "SELECT code FROM crisp_rooms WHERE owner = %s AND wanted IS NOT NULL AND wanted <> %s",
+            (self.node, self.node),
+        )
+        return {code for (code,) in rows if code in self.epochs}
+
     def release(self, code: str) -> None:
         epoch = self.epochs.pop(code, None)
         if epoch is None:

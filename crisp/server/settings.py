@@ -84,6 +84,10 @@ class Settings(BaseSettings):
     lease_renew_s: float = Field(
         1, gt=0, description="PostgreSQL: how often a node renews all its leases (one statement)"
     )
+    handover_check_s: float = Field(
+        0.2, gt=0, description="PostgreSQL: how often a node looks for rooms another node asked "
+        "for (it then hands them over: the wait of a room's first request on its node)",
+    )  # fmt: skip
     claim_wait_s: float = Field(
         8, gt=0, description="PostgreSQL: how long a request for a room another node holds waits "
         "for it to be handed over (or its lease to run out) before a 503",
