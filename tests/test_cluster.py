@@ -18,7 +18,7 @@ from cluster import Balancer, Cluster, Phone
 from crisp.engine.record import replay, stream
 
 ROOMS = int(os.environ.get("CRISP_TEST_CLUSTER_ROOMS", "30"))
-SPEED = 20.0  # game seconds per real second
+SPEED = 10.0  # game seconds per real second
 GAME_S = 150.0  # real seconds every game may take, on a loaded two-core machine
 OPTIONS = {"type": "options", "limit": 50, "timer": None, "take_discard": False}
 Message = dict[str, Any]
@@ -117,7 +117,7 @@ def test_a_node_killed_mid_game_loses_nothing(pg_server: Any, tmp_path: Path) ->
 async def _kill(cluster: Cluster) -> None:
     rooms = await start_rooms(cluster.lb, ROOMS)
     try:
-        await asyncio.sleep(0.5)  # real play (not game time): the kill lands mid-game
+        await asyncio.sleep(1.0)  # real play (not game time): the kill lands mid-game
         owners = await asyncio.to_thread(cluster.owners)
         counts = {f"node{i + 1}": 0 for i in range(3)}
         for code in rooms:
