@@ -210,7 +210,7 @@ def _serve(args: argparse.Namespace) -> int:
     from crisp.server.serve import StartError, serve
     from crisp.server.settings import Settings
 
-    given = {k: v for k in ("host", "port", "data_dir", "clock_speed")
+    given = {k: v for k in SERVE_OPTIONS
              if (v := getattr(args, k)) is not None}  # fmt: skip
     try:
         settings = Settings(**given)
@@ -259,7 +259,7 @@ def _settings_help() -> str:
     return "\n".join(lines)
 
 
-SERVE_OPTIONS = ("host", "port", "data_dir", "clock_speed")
+SERVE_OPTIONS = ("host", "port", "data_dir", "clock_speed", "workers")
 
 
 def _at_least(low: float, kind: Callable[[str], Any] = int) -> Callable[[str], Any]:
@@ -379,6 +379,8 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--port", type=int, help="TCP port (default 8000; 0: any free port)")
     sv.add_argument("--data-dir", help="directory of the SQLite file (default ./crisp-data)")
     sv.add_argument("--clock-speed", type=float, help="game seconds per real second (tests only)")
+    sv.add_argument("--workers", type=int, help="server processes (default 1; more need "
+                    "CRISP_DATABASE_URL and HAProxy: README, Scale out)")  # fmt: skip
     sv.set_defaults(func=_serve)
 
     bp = sub.add_parser("bench", help="benchmarks that print numbers")

@@ -1,9 +1,8 @@
-"""A real HAProxy (Debian's package) for tests: deploy/haproxy.cfg, the shipped configuration,
-with its ``bind`` and its servers replaced by 127.0.0.1 ports, run in the foreground."""
+"""A real HAProxy (Debian's package) for tests: the shipped configuration (crisp/server/balancer.py,
+deploy/haproxy.cfg) with its own ``bind`` and servers on 127.0.0.1 ports, run in the foreground."""
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 import tempfile
@@ -13,28 +12,20 @@ from pathlib import Path
 
 from pgserver import free_port
 
-CFG = Path(__file__).resolve().parent.parent / "deploy" / "haproxy.cfg"
-
-
-def config(port: int, nodes: list[int]) -> str:
-    """deploy/haproxy.cfg listening on 127.0.0.1:``port``, its servers the ``nodes`` ports."""
-    text = CFG.read_text()
-    text = re.sub(r"(?m)^    bind .*$", f"    bind 127.0.0.1:{port}", text)
-    servers = "".join(f"    server node{i + 1} 127.0.0.1:{p}\n" for i, p in enumerate(nodes))
-    text, n = re.subn(r"(?s)    # servers:\n.*?    # end servers\n",
-                      f"    # servers:\n{servers}    # end servers\n", text)  # fmt: skip
-    assert n == 1, "deploy/haproxy.cfg lost its servers markers"
-    return text
+from crisp.server.balancer import haproxy_bin, haproxy_config
 
 
 class HAProxy:
     def __init__(self, nodes: list[int]) -> None:
-        if shutil.which("haproxy") is None:
+        found = haproxy_bin()
+        if found is None:
             raise RuntimeError("HAProxy is not installed (apt-get install haproxy)")
+        self.bin = found
         self.root = Path(tempfile.mkdtemp(prefix="crisp-haproxy-"))
         self.port = free_port()
         self.cfg = self.root / "haproxy.cfg"
-        self.cfg.write_text(config(self.port, nodes))
+        servers = [f"127.0.0.1:{p}" for p in nodes]
+        self.cfg.write_text(haproxy_config(f"127.0.0.1:{self.port}", servers, maxconn=4000))
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -48,7 +39,7 @@ class HAProxy:
     def start(self, up: int, timeout: float = 20) -> HAProxy:
         """Start, and wait until ``up`` servers pass their health check."""
         self.log = open(self.root / "haproxy.log", "wb")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(["haproxy", "-db", "-f", str(self.cfg)],
+        self.proc = subprocess.Popen([self.bin, "-db", "-f", str(self.cfg)],
                                      stdout=self.log, stderr=subprocess.STDOUT)  # fmt: skip
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -93,7 +93,8 @@ def data_location(settings: Settings) -> str:
     parts = urlsplit(settings.database_url)
     host = parts.hostname or "localhost"
     port = f":{parts.port}" if parts.port else ""
-    return f"PostgreSQL {host}{port}{parts.path} (node {settings.node_id or 'auto'})"
+    workers = f", {settings.workers} workers behind HAProxy" if settings.workers > 1 else ""
+    return f"PostgreSQL {host}{port}{parts.path} (node {settings.node_id or 'auto'}{workers})"
 
 
 def check_data_dir(path: Path) -> None:
@@ -118,6 +119,14 @@ def _reason(err: OSError) -> str:
 
 
 def serve(settings: Settings) -> int:
+    if settings.workers > 1:
+        from crisp.server.workers import Workers, WorkersError
+
+        try:
+            workers = Workers(settings)
+            return workers.run(banner(settings, workers.port))
+        except WorkersError as err:
+            raise StartError(str(err)) from err
     import uvicorn
 
     from crisp.server.app import create_app

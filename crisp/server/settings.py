@@ -74,6 +74,11 @@ class Settings(BaseSettings):
         "several server processes behind a load balancer that routes by room code (README: Scale "
         "out); unset: the embedded SQLite file of data_dir, for one process",
     )
+    workers: int = Field(
+        1, ge=1, le=64, description="server processes on this machine (more than 1: they share "
+        "the rooms through PostgreSQL, database_url, behind HAProxy on host:port; README: Scale "
+        "out)",
+    )  # fmt: skip
     node_id: str | None = Field(
         None, description="this process's name in the room leases (default: host-pid-random)"
     )
