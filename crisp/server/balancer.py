@@ -52,16 +52,29 @@ backend nodes
     hash-type consistent
     option httpchk GET /healthz
     http-check expect status 200
-    default-server check inter 500ms fall 2 rise 2 maxconn {maxconn}
-{servers}"""
+    default-server check inter 500ms fall 2 rise 2 maxconn {maxconn}{resolve}
+{servers}{resolvers}"""
+
+RESOLVERS = """
+# The nodes' names, looked up in Docker's DNS again and again (a node that was down, or came
+# back with a new address, is found without restarting HAProxy).
+resolvers dns
+    nameserver local {dns}
+    hold valid 2s
+"""
 
 
-def haproxy_config(bind: str, servers: list[str], maxconn: int = 9000) -> str:
+def haproxy_config(bind: str, servers: list[str], maxconn: int = 9000,
+                   dns: str | None = None) -> str:  # fmt: skip
     """The configuration listening on ``bind`` (``:8080``, ``127.0.0.1:8000``) in front of the
     nodes at ``servers`` (``host:port``). ``maxconn``: phones at once (each holds a WebSocket;
-    HAProxy needs about twice as many file descriptors)."""
+    HAProxy needs about twice as many file descriptors). ``dns``: a name server to look the
+    servers' names up in at run time (Docker's: ``127.0.0.11:53``)."""
     lines = "".join(f"    server node{i + 1} {s}\n" for i, s in enumerate(servers))
-    return HEAD + BODY.format(bind=bind, servers=lines, maxconn=maxconn)
+    resolve = " resolvers dns init-addr last,libc,none" if dns else ""
+    resolvers = RESOLVERS.format(dns=dns) if dns else ""
+    return HEAD + BODY.format(bind=bind, servers=lines, maxconn=maxconn, resolve=resolve,
+                              resolvers=resolvers)  # fmt: skip
 
 
 def haproxy_bin() -> str | None:
@@ -70,7 +83,8 @@ def haproxy_bin() -> str | None:
     return found or next((p for p in ("/usr/sbin/haproxy",) if Path(p).exists()), None)
 
 
-COMPOSE = haproxy_config(":8080", ["node1:8000", "node2:8000", "node3:8000"])
+COMPOSE = haproxy_config(":8080", ["node1:8000", "node2:8000", "node3:8000"],
+                         dns="127.0.0.11:53")  # fmt: skip
 
 if __name__ == "__main__":  # pragma: no cover
     sys.stdout.write(COMPOSE)
