@@ -190,6 +190,13 @@ def _bench_server(args: argparse.Namespace) -> int:
     return server_bench.main(args.actions, args.rooms, args.clock_speed, args.json)
 
 
+def _bench_store(args: argparse.Namespace) -> int:
+    from crisp.bench import store_bench
+
+    url = args.database_url or os.environ.get("CRISP_DATABASE_URL")
+    return store_bench.main(args.changes, args.rooms, url, args.json)
+
+
 def _bench_load(args: argparse.Namespace) -> int:
     from crisp.bench import load
 
@@ -385,7 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     bp = sub.add_parser("bench", help="benchmarks that print numbers")
     bsub = bp.add_subparsers(dest="bench", metavar="BENCHMARK")
-    bp.set_defaults(func=_missing(bp, "a benchmark", "engine, server or load"))
+    bp.set_defaults(func=_missing(bp, "a benchmark", "engine, server, store or load"))
     be = bsub.add_parser("engine", help="engine actions and rounds per second")
     be.add_argument("--players", type=_player_counts, default=[2, 4, 8],
                     help="comma-separated player counts (default 2,4,8)")  # fmt: skip
@@ -400,6 +407,12 @@ def build_parser() -> argparse.ArgumentParser:
     bs.add_argument("--clock-speed", type=_above_zero, default=100.0, help="default 100")
     bs.add_argument("--json", action="store_true")
     bs.set_defaults(func=_bench_server)
+    bt = bsub.add_parser("store", help="the cost of one change in SQLite (and PostgreSQL)")
+    bt.add_argument("--changes", type=_at_least(1), default=5000, help="default 5000")
+    bt.add_argument("--rooms", type=_at_least(1), default=100, help="default 100")
+    bt.add_argument("--database-url", help="PostgreSQL too (default: $CRISP_DATABASE_URL)")
+    bt.add_argument("--json", action="store_true")
+    bt.set_defaults(func=_bench_store)
     bl = bsub.add_parser("load", help="R rooms of 8 players over WebSockets, beside a baseline")
     bl.add_argument("--rooms", type=_at_least(0), default=100,
                     help="rooms of 8 players (default 100; 0: skip)")  # fmt: skip

@@ -43,20 +43,38 @@ CREATE TABLE IF NOT EXISTS crisp_log (
 CREATE INDEX IF NOT EXISTS crisp_rooms_owner ON crisp_rooms (owner);
 """
 
+# A write is one statement (one round trip, its own transaction): the room's row, fenced by the
+# epoch (a new room: an insert that fails on a taken code), then its new log entries, inserted only
+# if the row was written. The counts say which.
+_ENTRIES = """
+, entries AS (
+    INSERT INTO crisp_log (code, seq, epoch, entry)
+    SELECT room.code, e.seq, %(epoch)s, e.entry
+    FROM room, unnest(%(seqs)s::bigint[], %(entries)s::text[]) AS e(seq, entry)
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM room)
+"""
 CREATE = """
-INSERT INTO crisp_rooms (code, state, version, updated, owner, epoch, lease_until)
-VALUES (%(code)s, %(state)s, %(version)s, %(updated)s, %(node)s, 1,
-        now() + make_interval(secs => %(lease)s))
-ON CONFLICT (code) DO NOTHING
-"""
+WITH room AS (
+    INSERT INTO crisp_rooms (code, state, version, updated, owner, epoch, lease_until)
+    VALUES (%(code)s, %(state)s, %(version)s, %(updated)s, %(node)s, 1,
+            now() + make_interval(secs => %(lease)s))
+    ON CONFLICT (code) DO NOTHING
+    RETURNING code
+)""" + _ENTRIES
 UPDATE = """
-UPDATE crisp_rooms SET state = %(state)s, updated = %(updated)s, version = %(version)s
-WHERE code = %(code)s AND owner = %(node)s AND epoch = %(epoch)s
-"""
+WITH room AS (
+    UPDATE crisp_rooms SET state = %(state)s, updated = %(updated)s, version = %(version)s
+    WHERE code = %(code)s AND owner = %(node)s AND epoch = %(epoch)s
+    RETURNING code
+)""" + _ENTRIES
 TOUCH = """
-UPDATE crisp_rooms SET updated = %(updated)s, version = %(version)s
-WHERE code = %(code)s AND owner = %(node)s AND epoch = %(epoch)s
-"""
+WITH room AS (
+    UPDATE crisp_rooms SET updated = %(updated)s, version = %(version)s
+    WHERE code = %(code)s AND owner = %(node)s AND epoch = %(epoch)s
+    RETURNING code
+)""" + _ENTRIES
 CLAIM = """
 UPDATE crisp_rooms SET owner = %(node)s, epoch = epoch + 1, wanted = NULL,
     lease_until = now() + make_interval(secs => %(lease)s)
@@ -135,17 +153,12 @@ class PgStore:
 
     def _write(self, db: psycopg.Connection[Any], held: int | None, args: dict[str, Any],
                rows: list[tuple[str, int, int, str]]) -> None:  # fmt: skip
-        with db.transaction(), db.cursor() as cur:
-            # A new room is an insert (which fails if the code is taken); an owned one an
-            # update fenced by its epoch.
-            touch = args["state"] is None
-            cur.execute(CREATE if held is None else TOUCH if touch else UPDATE, args)
-            if cur.rowcount != 1:
-                raise _Rollback(args["code"])
-            if rows:
-                cur.executemany(
-                    "INSERT INTO crisp_log (code, seq, epoch, entry) VALUES (%s, %s, %s, %s)", rows
-                )
+        touch = args["state"] is None
+        sql = CREATE if held is None else TOUCH if touch else UPDATE
+        args = {**args, "seqs": [r[1] for r in rows], "entries": [r[3] for r in rows]}
+        row = db.execute(sql, args, prepare=True).fetchone()
+        if row is None or row[0] != 1:
+            raise LeaseLost(args["code"])
 
     def rooms(self) -> list[StoredRoom]:
         """Every room of the database (whoever owns it): code, state, last update, log."""
@@ -234,7 +247,3 @@ class PgStore:
 
     def held(self) -> set[str]:
         return set(self.epochs)
-
-
-class _Rollback(LeaseLost):
-    """Raised inside the transaction: psycopg rolls it back, then it propagates as LeaseLost."""
