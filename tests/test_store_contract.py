@@ -184,3 +184,23 @@ def test_a_new_room_on_a_taken_code_is_refused(pg_url: str) -> None:
     assert a.rooms()[0][1]["phase"] == "lobby"
     a.close()
     b.close()
+
+
+def test_rooms_no_node_holds_expire(pg_url: str) -> None:
+    """The sweeper's share of a shared store: an old room whose owner died (lease run out) or
+    released it is removed with its log; a held one, or a recent one, is kept."""
+    a = PgStore(pg_url, "a", lease_s=0.2)
+    keeper = PgStore(pg_url, "k")
+    a.write("OLD", STATE, entries(0, 2), 100.0, 1)  # a dies: its lease runs out
+    a.write("NEW", STATE, [], 5000.0, 1)
+    keeper.write("HELD", STATE, [], 100.0, 1)
+    deadline = time.monotonic() + 10
+    while a.expire_unheld(1000.0) == []:
+        assert time.monotonic() < deadline, "the lease never ran out"
+        time.sleep(0.05)
+    assert {c for c, _, _, _ in keeper.rooms()} == {"NEW", "HELD"}
+    assert epochs_in_log(pg_url, "OLD") == []
+    keeper.release("HELD")
+    assert keeper.expire_unheld(1000.0) == ["HELD"]
+    a.close()
+    keeper.close()

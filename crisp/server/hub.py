@@ -210,6 +210,15 @@ class Hub:
             room.stop_timers()
             self.store.delete(code)
             log.info("room %s expired", code)
+        if self.leases is not None:  # the rooms of nodes that died, which no one asked for since
+            try:
+                unheld = self.leases.expire_unheld(now - self.settings.room_ttl_s)
+            except Exception:
+                log.exception("the rooms no node holds could not be expired (next sweep)")
+                unheld = []
+            if unheld:
+                log.info("%d rooms no node held expired", len(unheld))
+            gone += unheld
         return gone
 
     # -- messages -----------------------------------------------------------------------------

@@ -47,5 +47,8 @@ class Leases(Protocol):
     def release(self, code: str) -> None:
         """Give the room up (its lease expires now); a no-op if it was lost already."""
 
+    def expire_unheld(self, before: float) -> list[str]:
+        """Remove the rooms no node holds, unchanged since ``before``; their codes."""
+
     def held(self) -> set[str]:
         """The rooms owned here."""

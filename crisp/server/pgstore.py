@@ -245,5 +245,20 @@ class PgStore:
             (code, epoch),
         )
 
+    def expire_unheld(self, before: float) -> list[str]:
+        """Remove the rooms no node holds (no owner, or its lease ran out) not changed since
+        ``before`` (epoch seconds), and their logs: what no node's sweeper sees."""
+        db = self._conn()
+        with db.transaction():
+            rows = db.execute(
+                "DELETE FROM crisp_rooms WHERE updated < %s AND (owner IS NULL OR "
+                "lease_until < now()) RETURNING code",
+                (before,),
+            ).fetchall()
+            codes = [code for (code,) in rows]
+            if codes:
+                db.execute("DELETE FROM crisp_log WHERE code = ANY(%s)", (codes,))
+        return codes
+
     def held(self) -> set[str]:
         return set(self.epochs)
