@@ -122,6 +122,7 @@ class Phone(Seat):
         self.over = asyncio.Event()
         self.arrivals: list[float] = []  # the loop time of each message received
         self.closes: list[int | None] = []
+        self.opens: list[tuple[float, int]] = []  # (loop time, index in received) of each try
         self.runner: asyncio.Task[None] | None = None
 
     def take(self, msg: Message) -> None:
@@ -131,7 +132,10 @@ class Phone(Seat):
             self.over.set()
 
     def first_after(self, t: float) -> float | None:
-        return next((a for a in self.arrivals if a > t), None)
+        """When the first message came over a connection opened after ``t`` (not a message the
+        old node sent just before ``t``, still on its way)."""
+        start = next((i for when, i in self.opens if when > t), None)
+        return None if start is None or start >= len(self.arrivals) else self.arrivals[start]
 
     def run(self) -> None:
         self.runner = asyncio.get_running_loop().create_task(self._run())
@@ -139,6 +143,7 @@ class Phone(Seat):
     async def _run(self) -> None:
         while not self.over.is_set():
             start = len(self.received)
+            self.opens.append((asyncio.get_running_loop().time(), start))
             try:
                 await self.connect()
             except asyncio.CancelledError:
