@@ -124,11 +124,13 @@ class Phone(Seat):
         self.closes: list[int | None] = []
         self.opens: list[tuple[float, int]] = []  # (loop time, index in received) of each try
         self.runner: asyncio.Task[None] | None = None
+        self.over_on: float | None = None  # when the connection game_over came on was opened
 
     def take(self, msg: Message) -> None:
         self.arrivals.append(asyncio.get_running_loop().time())
         super().take(msg)
         if msg.get("type") == "game_over":
+            self.over_on = self.opens[-1][0] if self.opens else 0.0  # that connection's opening
             self.over.set()
 
     def first_after(self, t: float) -> float | None:
@@ -144,11 +146,15 @@ class Phone(Seat):
         while not self.over.is_set():
             start = len(self.received)
             self.opens.append((asyncio.get_running_loop().time(), start))
+            before = self.ws
             try:
                 await self.connect()
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except Exception:  # refused, moved while saying hello, or slow: drop it, try again
+                if self.ws is not before:  # it opened: no second reader on this seat
+                    with contextlib.suppress(Exception):
+                        await self.close()
                 await asyncio.sleep(0.05)
                 continue
             self.resume = True

@@ -47,7 +47,8 @@ async def start_rooms(lb: Balancer, n: int) -> dict[str, list[Phone]]:
         await host.wait_type("state", timeout=30)
         await phones[1].wait_type("state", timeout=30)
         await host.send(OPTIONS)
-        await host.wait_type("room", options={k: v for k, v in OPTIONS.items() if k != "type"})
+        options = {k: v for k, v in OPTIONS.items() if k != "type"}
+        await host.wait_type("room", options=options, timeout=30)
         await host.send({"type": "start"})
     for phones in rooms.values():
         await phones[0].wait_type("turn", timeout=30)
@@ -123,15 +124,19 @@ async def _kill(cluster: Cluster) -> None:
         for code in rooms:
             counts[str(owners[code])] += 1
         victim = max(counts, key=lambda n: counts[n])
-        affected = [code for code in rooms if owners[code] == victim
-                    and not rooms[code][0].over.is_set()]  # fmt: skip
         killed_at = asyncio.get_running_loop().time()
         cluster.kill(int(victim[4:]) - 1)
         await finish_and_check(cluster.lb, rooms)
+        # The killed node's rooms, but for a game that ended on it before the kill.
+        affected = [code for code in rooms if owners[code] == victim
+                    and not any((p.over_on or 0.0) < killed_at for p in rooms[code])]  # fmt: skip
         back = []
         for code in affected:
-            firsts = [p.first_after(killed_at) for p in rooms[code]]
-            back.append(min(t for t in firsts if t is not None) - killed_at)
+            firsts = [t for p in rooms[code] if (t := p.first_after(killed_at)) is not None]
+            assert firsts, f"{code}: no connection after the kill? " + "; ".join(
+                f"opens {[(round(w - killed_at, 2), i) for w, i in p.opens]} got "
+                f"{len(p.received)} closes {p.closes}" for p in rooms[code])  # fmt: skip
+            back.append(min(firsts) - killed_at)
         print(f"\ncluster kill -9: rooms per node {counts}; {victim} killed with "
               f"{len(affected)} rooms; kill -> first message of each: p50 "
               f"{percentile(back, 0.5):.2f} s, p99 {percentile(back, 0.99):.2f} s, "
