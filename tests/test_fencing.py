@@ -89,3 +89,30 @@ async def _fenced(a: ServerProcess, b: ServerProcess, url: str) -> None:
 async def _closed_moved(phone: Phone) -> None:
     while CloseCode.MOVED not in phone.closes:
         await asyncio.sleep(0.05)
+
+
+def test_a_room_of_another_node_is_handed_over_on_its_first_request(
+    pg_server: Any, tmp_path: Path
+) -> None:
+    """With the rate limits on (no exempt IP): a code another node serves counts as a room for
+    the lookup limits (looked up in the database), and the request is answered here once the
+    other node has handed the room over (within its handover check); an unknown code is a 404."""
+    url = pg_server.new_database()
+    env = {"CRISP_DATABASE_URL": url, "CRISP_LIMIT_EXEMPT_IPS": "[]"}
+    a = ServerProcess(tmp_path / "a", env={**env, "CRISP_NODE_ID": "a"}).start()
+    b = ServerProcess(tmp_path / "b", env={**env, "CRISP_NODE_ID": "b"}).start()
+    try:
+        code = a.create_room("Ana")["code"]
+        status, summary = b.request("GET", f"/api/rooms/{code}")
+        assert status == 200 and summary["code"] == code
+        import psycopg
+
+        with psycopg.connect(url) as db:
+            owner = db.execute("SELECT owner FROM crisp_rooms WHERE code = %s", (code,)).fetchone()
+        assert owner == ("b",)
+        assert b.request("GET", "/api/rooms/ABCDEFGHJKMN")[0] == 404
+        status, _ = a.request("GET", f"/api/rooms/{code}")  # and back, the same way
+        assert status == 200
+    finally:
+        a.kill()
+        b.kill()

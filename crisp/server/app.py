@@ -21,7 +21,7 @@ from crisp.server.closecodes import CloseCode
 from crisp.server.http_guard import BodyLimit, SecurityHeaders
 from crisp.server.hub import Hub
 from crisp.server.leases import Leases, RoomBusy
-from crisp.server.members import normalize_code
+from crisp.server.members import is_code, normalize_code
 from crisp.server.pages import mount_client
 from crisp.server.protocol import CreateRequest, Joined, JoinRequest
 from crisp.server.ratelimit import Limiters, LimitRefused
@@ -46,8 +46,8 @@ async def claimed(hub: Hub, code: str) -> Room | None:
 
 
 async def claim_room(code: str, request: Request) -> None:
-    """The first dependency of a route naming a room code: with a shared store, the room is
-    served here from now on (before the rate limits look the code up)."""
+    """A dependency of every route naming a room code, after its rate limits: with a shared
+    store, the room is served here from now on."""
     await claimed(request.app.state.hub, code)
 
 
@@ -104,10 +104,15 @@ def create_app(
     app.state.settings = settings
 
     def exists(code: str) -> bool:
-        return normalize_code(code) in hub.rooms
+        """Served here, or (a shared store) kept by any node: checked by the rate limits before
+        a room is claimed, so guessing codes costs a lookup budget before a database claim."""
+        code = normalize_code(code)
+        if code in hub.rooms:
+            return True
+        return leases is not None and is_code(code) and hub.store.exists(code)
 
     claim = Depends(claim_room)
-    lookup = [claim, limits.depend_lookup(exists)]
+    lookup = [limits.depend_lookup(exists), claim]
 
     def joined(room: Room, name: str) -> Joined:
         if (full := room_limits.check_join(len(room.lobby.members), settings)) is not None:
@@ -145,7 +150,7 @@ def create_app(
                 raise
 
     @app.post("/api/rooms/{code}/join", status_code=201,
-              dependencies=[claim, limits.depend_lookup(exists, limits.join)])  # fmt: skip
+              dependencies=[limits.depend_lookup(exists, limits.join), claim])  # fmt: skip
     async def join_room(room: FoundRoom, body: JoinRequest) -> Joined:
         async with room.lock:
             return joined(room, body.name)
@@ -175,13 +180,13 @@ def create_app(
 
     @app.websocket("/ws/{code}")
     async def websocket(ws: WebSocket, code: str) -> None:
+        if not await limits.admit_websocket(ws, code, exists):  # limits: a 429 handshake
+            return
         try:
             await hub.find(normalize_code(code))
         except RoomBusy:  # still being handed over: the phone reconnects at once
             await ws.accept()
             await ws.close(CloseCode.MOVED)
-            return
-        if not await limits.admit_websocket(ws, code, exists):  # limits: a 429 handshake
             return
         await endpoint(ws, code, hub)
 
