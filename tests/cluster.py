@@ -57,10 +57,14 @@ class Cluster:
         return node
 
     def start(self) -> Cluster:
-        starting = [self.start_node(i) for i in range(len(self.ports))]
-        for node in starting:  # they start in parallel: each start() waits for its banner
-            node.start(timeout=60)
-        self.haproxy.start(up=len(starting))
+        """Every node, then HAProxy; on a failure, whatever started is stopped again."""
+        try:
+            for i in range(len(self.ports)):
+                self.start_node(i).start(timeout=60)
+            self.haproxy.start(up=len(self.ports))
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def kill(self, i: int) -> None:

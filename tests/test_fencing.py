@@ -28,10 +28,12 @@ def test_a_paused_owner_is_fenced_off_and_the_new_owner_serves(
     url = pg_server.new_database()
     env = {"CRISP_DATABASE_URL": url, "CRISP_LEASE_S": "2"}
     a = ServerProcess(tmp_path / "a", clock_speed=SPEED, env={**env, "CRISP_NODE_ID": "a"},
-                      port=free_port()).start()  # fmt: skip
+                      port=free_port())  # fmt: skip
     b = ServerProcess(tmp_path / "b", clock_speed=SPEED, env={**env, "CRISP_NODE_ID": "b"},
-                      port=free_port()).start()  # fmt: skip
+                      port=free_port())  # fmt: skip
     try:
+        a.start()
+        b.start()
         asyncio.run(_fenced(a, b, url))
     finally:
         for srv in (a, b):
@@ -99,9 +101,11 @@ def test_a_room_of_another_node_is_handed_over_on_its_first_request(
     other node has handed the room over (within its handover check); an unknown code is a 404."""
     url = pg_server.new_database()
     env = {"CRISP_DATABASE_URL": url, "CRISP_LIMIT_EXEMPT_IPS": "[]"}
-    a = ServerProcess(tmp_path / "a", env={**env, "CRISP_NODE_ID": "a"}).start()
-    b = ServerProcess(tmp_path / "b", env={**env, "CRISP_NODE_ID": "b"}).start()
+    a = ServerProcess(tmp_path / "a", env={**env, "CRISP_NODE_ID": "a"})
+    b = ServerProcess(tmp_path / "b", env={**env, "CRISP_NODE_ID": "b"})
     try:
+        a.start()
+        b.start()
         code = a.create_room("Ana")["code"]
         status, summary = b.request("GET", f"/api/rooms/{code}")
         assert status == 200 and summary["code"] == code

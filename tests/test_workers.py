@@ -32,6 +32,13 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
+
+
 def nodes_seen(srv: ServerProcess, tries: int = 8) -> set[str]:
     seen = set()
     for _ in range(tries):
@@ -61,6 +68,11 @@ def test_two_workers_serve_behind_their_balancer(pg_server: Any, tmp_path: Path)
             assert time.monotonic() < deadline, "the restarted worker is not behind HAProxy"
             time.sleep(0.2)
         kids = children(srv.proc.pid)
+        srv.kill()  # even a SIGKILL of the supervisor takes its workers and HAProxy with it
+        deadline = time.monotonic() + 20
+        while any(Path(f"/proc/{pid}").exists() and "Z" not in _state(pid) for pid in kids):
+            assert time.monotonic() < deadline, "a worker outlived its supervisor"
+            time.sleep(0.1)
     finally:
         srv.stop()
         for pid in kids:  # SIGTERM stops them all; this only cleans up after a failure

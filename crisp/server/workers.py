@@ -23,6 +23,16 @@ from crisp.server.settings import Settings
 URL = re.compile(r"http://127\.0\.0\.1:(\d+)/")
 
 
+def _die_with_parent() -> None:
+    """In a child, before it runs: on Linux, SIGTERM when the supervisor dies (even by SIGKILL),
+    so no worker or HAProxy outlives it."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
 class WorkersError(Exception):
     """The workers cannot start: one line to show."""
 
@@ -61,7 +71,8 @@ class Workers:
         cmd = [sys.executable, "-m", "crisp", "serve", "--host", "127.0.0.1",
                "--port", str(self.ports[i]), "--data-dir", str(self.settings.data_dir),
                "--clock-speed", str(self.settings.clock_speed)]  # fmt: skip
-        proc = subprocess.Popen(cmd, env=self._env(i), stdout=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, env=self._env(i), stdout=subprocess.DEVNULL,
+                                preexec_fn=_die_with_parent)  # noqa: PLW1509 - no threads here
         self.procs[i] = proc
         return proc
 
@@ -91,7 +102,8 @@ class Workers:
             host = "" if self.settings.host in ("0.0.0.0", "") else self.settings.host
             servers = [f"127.0.0.1:{p}" for p in self.ports]
             cfg.write_text(haproxy_config(f"{host}:{self.port}", servers))
-            self.haproxy = subprocess.Popen([self.haproxy_bin, "-db", "-f", str(cfg)])
+            self.haproxy = subprocess.Popen([self.haproxy_bin, "-db", "-f", str(cfg)],
+                                            preexec_fn=_die_with_parent)  # noqa: PLW1509 - no threads here
             self._wait_healthy(self.port, 20)
             print(ready, flush=True)
             while not self.stopping:
