@@ -236,6 +236,13 @@ def _bench_server(args: argparse.Namespace) -> int:
     return server_bench.main(args.actions, args.rooms, args.clock_speed, args.json)
 
 
+def _bench_store(args: argparse.Namespace) -> int:
+    from crisp.bench import store_bench
+
+    url = args.database_url or os.environ.get("CRISP_DATABASE_URL")
+    return store_bench.main(args.changes, args.rooms, url, args.json)
+
+
 def _bench_load(args: argparse.Namespace) -> int:
     from crisp.bench import load
 
@@ -256,7 +263,7 @@ def _serve(args: argparse.Namespace) -> int:
     from crisp.server.serve import StartError, serve
     from crisp.server.settings import Settings
 
-    given = {k: v for k in ("host", "port", "data_dir", "clock_speed")
+    given = {k: v for k in SERVE_OPTIONS
              if (v := getattr(args, k)) is not None}  # fmt: skip
     try:
         settings = Settings(**given)
@@ -305,7 +312,7 @@ def _settings_help() -> str:
     return "\n".join(lines)
 
 
-SERVE_OPTIONS = ("host", "port", "data_dir", "clock_speed")
+SERVE_OPTIONS = ("host", "port", "data_dir", "clock_speed", "workers")
 
 
 def _at_least(low: float, kind: Callable[[str], Any] = int) -> Callable[[str], Any]:
@@ -439,11 +446,13 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--port", type=int, help="TCP port (default 8000; 0: any free port)")
     sv.add_argument("--data-dir", help="directory of the SQLite file (default ./crisp-data)")
     sv.add_argument("--clock-speed", type=float, help="game seconds per real second (tests only)")
+    sv.add_argument("--workers", type=int, help="server processes (default 1; more need "
+                    "CRISP_DATABASE_URL and HAProxy: README, Scale out)")  # fmt: skip
     sv.set_defaults(func=_serve)
 
     bp = sub.add_parser("bench", help="benchmarks that print numbers")
     bsub = bp.add_subparsers(dest="bench", metavar="BENCHMARK")
-    bp.set_defaults(func=_missing(bp, "a benchmark", "engine, server or load"))
+    bp.set_defaults(func=_missing(bp, "a benchmark", "engine, server, store or load"))
     be = bsub.add_parser("engine", help="engine actions and rounds per second")
     be.add_argument("--players", type=_player_counts, default=[2, 4, 8],
                     help="comma-separated player counts (default 2,4,8)")  # fmt: skip
@@ -458,6 +467,12 @@ def build_parser() -> argparse.ArgumentParser:
     bs.add_argument("--clock-speed", type=_above_zero, default=100.0, help="default 100")
     bs.add_argument("--json", action="store_true")
     bs.set_defaults(func=_bench_server)
+    bt = bsub.add_parser("store", help="the cost of one change in SQLite (and PostgreSQL)")
+    bt.add_argument("--changes", type=_at_least(1), default=5000, help="default 5000")
+    bt.add_argument("--rooms", type=_at_least(1), default=100, help="default 100")
+    bt.add_argument("--database-url", help="PostgreSQL too (default: $CRISP_DATABASE_URL)")
+    bt.add_argument("--json", action="store_true")
+    bt.set_defaults(func=_bench_store)
     bl = bsub.add_parser("load", help="R rooms of 8 players over WebSockets, beside a baseline")
     bl.add_argument("--rooms", type=_at_least(0), default=100,
                     help="rooms of 8 players (default 100; 0: skip)")  # fmt: skip

@@ -5,3 +5,17 @@ from pathlib import Path
 # repository's tools (tools/protocol_doc.py) at its root.
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(1, str(Path(__file__).parent.parent))
+
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def pg_server():  # type: ignore[no-untyped-def]
+    """One real PostgreSQL server per test worker (tests/pgserver.py); each test that needs a
+    database makes its own with ``pg_server.new_database()``."""
+    from pgserver import PgServer
+
+    server = PgServer().start()
+    yield server
+    server.stop()

@@ -169,7 +169,7 @@ def test_replay_seat_outside_the_record_exit_2(tmp_path: Path, seat: str) -> Non
         (("bench", "engine", "--players", "2,9"), "player counts are 2 to 8, not 9"),
         (("bench", "engine", "--seconds", "0"), "argument --seconds: must be more than 0"),
         (("bench", "server", "--actions", "0"), "argument --actions: must be 1 or more"),
-        (("bench",), "crisp bench: name a benchmark: engine, server or load"),
+        (("bench",), "crisp bench: name a benchmark: engine, server, store or load"),
         ((), "crisp: name a command: serve, replay, simulate or bench"),
         (("simulate", "--limit", "70"), "argument --limit: invalid choice"),
         (("serve", "--port", "70000"), "crisp serve: --port: Input should be less than or equal"),

@@ -76,16 +76,27 @@ def raise_nofile() -> int:
 
 
 def cores() -> tuple[set[int] | None, set[int] | None]:
-    """(server core, generator core): one each if this process may use two, else no pinning."""
+    """(server core, generator core): one each if this process may use two, else no pinning
+    (nor with CRISP_BENCH_PIN=0: a server of several processes, ``--workers``, may use them all)."""
     mine = sorted(os.sched_getaffinity(0))
-    if len(mine) < 2:
+    if len(mine) < 2 or os.environ.get("CRISP_BENCH_PIN") == "0":
         return None, None
     return {mine[0]}, {mine[1]}
 
 
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """The CPU time of the process and its children (the workers and HAProxy of --workers)."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(entry.name) == pid or int(fields[1]) == pid:
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def mem_kb(pid: int, key: str) -> int:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
+import secrets
+import socket
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -14,9 +17,11 @@ from fastapi.responses import JSONResponse, Response
 
 from crisp.server import logbudget, room_limits
 from crisp.server.clock import Clock, LoopClock
+from crisp.server.closecodes import CloseCode
 from crisp.server.http_guard import BodyLimit, SecurityHeaders
 from crisp.server.hub import Hub
-from crisp.server.members import normalize_code
+from crisp.server.leases import Leases, RoomBusy
+from crisp.server.members import is_code, normalize_code
 from crisp.server.pages import mount_client
 from crisp.server.protocol import CreateRequest, Joined, JoinRequest
 from crisp.server.ratelimit import Limiters, LimitRefused
@@ -30,13 +35,40 @@ from crisp.server.wsloop import endpoint
 log = logging.getLogger("crisp.server")
 
 
-def find_room(code: str, request: Request) -> Room:
+async def claimed(hub: Hub, code: str) -> Room | None:
+    """The room of ``code``, claimed from a shared store if another node served it (503 while it
+    is being handed over)."""
+    try:
+        return await hub.find(normalize_code(code))
+    except RoomBusy as err:
+        raise LimitRefused(503, "unavailable", "this room is moving between servers: try again",
+                           retry_after=1) from err  # fmt: skip
+
+
+async def claim_room(code: str, request: Request) -> None:
+    """A dependency of every route naming a room code, after its rate limits: with a shared
+    store, the room is served here from now on."""
+    await claimed(request.app.state.hub, code)
+
+
+async def find_room(code: str, request: Request) -> Room:
     """The room of a path's code: a dependency of every room route (404 if there is none)."""
-    hub: Hub = request.app.state.hub
-    room = hub.rooms.get(normalize_code(code))
+    room = await claimed(request.app.state.hub, code)
     if room is None:
         raise HTTPException(404, "no such room (it may have expired)")
     return room
+
+
+def open_store(settings: Settings) -> tuple[Storage, Leases | None]:
+    """PostgreSQL if ``database_url`` is set (shared by several nodes: with leases), else the
+    SQLite file of ``data_dir``."""
+    if not settings.database_url:
+        return Store(settings.db_path), None
+    from crisp.server.pgstore import PgStore
+
+    node = settings.node_id or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+    store = PgStore(settings.database_url, node, settings.lease_s)
+    return store, store
 
 
 FoundRoom = Annotated[Room, Depends(find_room)]
@@ -50,7 +82,10 @@ def create_app(
     SQLite file of ``settings.data_dir`` unless given; its clock the event loop's."""
     settings = settings or Settings()
     games = games or Registry.load(settings.games)
-    hub = Hub(settings, store or Store(settings.db_path), clock or LoopClock(), games)
+    leases: Leases | None = None
+    if store is None:
+        store, leases = open_store(settings)
+    hub = Hub(settings, store, clock or LoopClock(), games, leases)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -69,9 +104,15 @@ def create_app(
     app.state.settings = settings
 
     def exists(code: str) -> bool:
-        return normalize_code(code) in hub.rooms
+        """Served here, or (a shared store) kept by any node: checked by the rate limits before
+        a room is claimed, so guessing codes costs a lookup budget before a database claim."""
+        code = normalize_code(code)
+        if code in hub.rooms:
+            return True
+        return leases is not None and is_code(code) and hub.store.exists(code)
 
-    lookup = [limits.depend_lookup(exists)]
+    claim = Depends(claim_room)
+    lookup = [limits.depend_lookup(exists), claim]
 
     def joined(room: Room, name: str) -> Joined:
         if (full := room_limits.check_join(len(room.lobby.members), settings)) is not None:
@@ -91,7 +132,7 @@ def create_app(
 
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
-        return {"ok": True, "rooms": len(hub.rooms)}
+        return {"ok": True, "rooms": len(hub.rooms), "node": leases.node if leases else None}
 
     @app.post("/api/rooms", status_code=201, dependencies=[limits.depend(limits.create)])
     async def create_room(body: CreateRequest) -> Joined:
@@ -109,7 +150,7 @@ def create_app(
                 raise
 
     @app.post("/api/rooms/{code}/join", status_code=201,
-              dependencies=[limits.depend_lookup(exists, limits.join)])  # fmt: skip
+              dependencies=[limits.depend_lookup(exists, limits.join), claim])  # fmt: skip
     async def join_room(room: FoundRoom, body: JoinRequest) -> Joined:
         async with room.lock:
             return joined(room, body.name)
@@ -131,7 +172,7 @@ def create_app(
         disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
         return Response(body, media_type="application/json", headers=disposition)
 
-    mount_client(app, exists, lookup)
+    mount_client(app, exists, lookup, claim)
 
     @app.exception_handler(HTTPException)
     async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
@@ -140,6 +181,12 @@ def create_app(
     @app.websocket("/ws/{code}")
     async def websocket(ws: WebSocket, code: str) -> None:
         if not await limits.admit_websocket(ws, code, exists):  # limits: a 429 handshake
+            return
+        try:
+            await hub.find(normalize_code(code))
+        except RoomBusy:  # still being handed over: the phone reconnects at once
+            await ws.accept()
+            await ws.close(CloseCode.MOVED)
             return
         await endpoint(ws, code, hub)
 

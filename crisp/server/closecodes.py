@@ -15,5 +15,6 @@ class CloseCode(IntEnum):
     NO_ROOM = 4404  # the room does not exist (or expired)
     TOO_SLOW = 4408  # the send queue overflowed: reconnect and resync
     REMOVED = 4409  # the host removed this member, or it left
+    MOVED = 4301  # the room is served by another node now (a handover, a lost lease): reconnect
     HELLO_TIMEOUT = 4410  # no hello within hello_timeout_s
     ROOM_FULL = 4429  # a watcher beyond room_watchers_max

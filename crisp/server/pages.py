@@ -36,9 +36,10 @@ def room_qr_svg(url: str) -> str:
 
 
 def mount_client(app: FastAPI, room_exists: Callable[[str], bool],
-                 lookup: Sequence[Depends] = ()) -> None:  # fmt: skip
+                 lookup: Sequence[Depends] = (), claim: Depends | None = None) -> None:  # fmt: skip
     """The client's routes: ``/`` and ``/r/{code}`` serve the same page, which routes itself.
-    ``lookup``: the dependencies of a route naming a room code (its rate limits)."""
+    ``lookup``: the dependencies of a route naming a room code (its claim and rate limits);
+    ``claim``: the claim alone (a shared store: the room is served here from now on)."""
     app.mount("/static", CachedStatic(directory=STATIC), name="static")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -51,7 +52,8 @@ def mount_client(app: FastAPI, room_exists: Callable[[str], bool],
         status = 200 if room_exists(code) else 404
         return HTMLResponse(SHELL, status_code=status, headers=NO_STORE)
 
-    @app.get("/r/{code}/tv", response_class=HTMLResponse, include_in_schema=False)
+    @app.get("/r/{code}/tv", response_class=HTMLResponse, include_in_schema=False,
+             dependencies=[claim] if claim is not None else [])  # fmt: skip
     async def room_tv_page(code: str) -> HTMLResponse:
         """Table mode for a big screen: the same page, which connects as a watcher."""
         status = 200 if room_exists(code) else 404

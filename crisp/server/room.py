@@ -20,6 +20,7 @@ from crisp.server import messages
 from crisp.server.clock import Clock, GameClock, Timer
 from crisp.server.closecodes import CloseCode
 from crisp.server.latency import Probes
+from crisp.server.leases import LeaseLost
 from crisp.server.lobby import IN_GAME, Lobby, Phase
 from crisp.server.members import Member, new_token, token_hash
 from crisp.server.peer import Peer
@@ -44,6 +45,7 @@ from crisp.server.wire import encode
 log = logging.getLogger("crisp.server")
 
 UNAVAILABLE = "the server cannot save right now; nothing was changed"
+MOVED = "this room is served by another server now: reconnect"
 
 Send = tuple[str, Any]  # ("outs", [Outgoing]) | ("room", None) | ("do", callable(version))
 
@@ -110,6 +112,8 @@ class Room:
         # R-WINDOW-LAG: each connection's round trips, probed while a game runs
         self.probes = Probes(clock, settings.rtt_samples, settings.window_lag_cap_ms)
         self.probe_timer: Timer | None = None
+        # called when a write finds that another node owns the room now (a shared store)
+        self.on_lost: Callable[[Room], None] | None = None
 
     # -- the pipeline -------------------------------------------------------------------------
 
@@ -129,6 +133,13 @@ class Room:
         if txn:
             try:
                 self._write(txn)
+            except LeaseLost as err:
+                log.warning("room %s: another node owns it now; the change was dropped", self.code)
+                self._restore(before, txn)
+                self.stop_timers()
+                if self.on_lost is not None:
+                    self.on_lost(self)
+                raise Refused("unavailable", MOVED) from err
             except Exception as err:
                 log.exception("room %s: a write failed; the change was undone", self.code)
                 self._restore(before, txn)

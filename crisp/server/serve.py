@@ -10,6 +10,7 @@ import sqlite3
 import sys
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from crisp.server.accesslog import skip_health_checks
 from crisp.server.settings import Settings
@@ -57,7 +58,7 @@ def urls(settings: Settings, port: int) -> list[str]:
 def banner(settings: Settings, port: int) -> str:
     """What ``crisp serve`` prints once it listens: who can open which address, and the data.
     Each address ends its line (scripts and the benchmarks read the port from it)."""
-    data = f"Data: {settings.db_path.resolve()}"
+    data = f"Data: {data_location(settings)}"
     here = _url("127.0.0.1", port)
     if loopback_only(settings.host):
         return (
@@ -85,6 +86,17 @@ def banner(settings: Settings, port: int) -> str:
     )
 
 
+def data_location(settings: Settings) -> str:
+    """Where the rooms are kept, to print (a database URL without its password)."""
+    if not settings.database_url:
+        return str(settings.db_path.resolve())
+    parts = urlsplit(settings.database_url)
+    host = parts.hostname or "localhost"
+    port = f":{parts.port}" if parts.port else ""
+    workers = f", {settings.workers} workers behind HAProxy" if settings.workers > 1 else ""
+    return f"PostgreSQL {host}{port}{parts.path} (node {settings.node_id or 'auto'}{workers})"
+
+
 def check_data_dir(path: Path) -> None:
     """Make the data directory if needed and prove it writable, or raise ``StartError``."""
     if path.exists() and not path.is_dir():
@@ -107,17 +119,32 @@ def _reason(err: OSError) -> str:
 
 
 def serve(settings: Settings) -> int:
+    if settings.workers > 1:
+        from crisp.server.workers import Workers, WorkersError
+
+        try:
+            workers = Workers(settings)
+            return workers.run(banner(settings, workers.port))
+        except WorkersError as err:
+            raise StartError(str(err)) from err
     import uvicorn
 
     from crisp.server.app import create_app
 
-    check_data_dir(settings.data_dir)
-    try:
-        app = create_app(settings)
-    except (sqlite3.Error, OSError) as err:
-        raise StartError(
-            f"cannot open the database {settings.db_path}: {err} (is its disk full or read-only?)"
-        ) from err
+    if settings.database_url:
+        import psycopg
+
+        try:
+            app = create_app(settings)
+        except psycopg.Error as err:
+            raise StartError(f"cannot use the PostgreSQL database: {err}".strip()) from err
+    else:
+        check_data_dir(settings.data_dir)
+        try:
+            app = create_app(settings)
+        except (sqlite3.Error, OSError) as err:
+            raise StartError(f"cannot open the database {settings.db_path}: {err} "
+                             "(is its disk full or read-only?)") from err  # fmt: skip
     from crisp.server import uvguard  # the limits uvicorn lacks: docs/limits.md
 
     config = uvicorn.Config(

@@ -68,6 +68,35 @@ class Settings(BaseSettings):
         default_factory=lambda: ["crisp.games.crisp:SPEC", "crisp.games.crisps:SPEC"],
         description="the games this server hosts, as module:attribute (the first is the default)",
     )
+    database_url: str | None = Field(
+        None,
+        description="postgresql://user:password@host:port/db: keep rooms in PostgreSQL, shared by "
+        "several server processes behind a load balancer that routes by room code (README: Scale "
+        "out); unset: the embedded SQLite file of data_dir, for one process",
+    )
+    workers: int = Field(
+        1, ge=1, le=64, description="server processes on this machine (more than 1: they share "
+        "the rooms through PostgreSQL, database_url, behind HAProxy on host:port; README: Scale "
+        "out)",
+    )  # fmt: skip
+    node_id: str | None = Field(
+        None, description="this process's name in the room leases (default: host-pid-random)"
+    )
+    lease_s: float = Field(
+        4, gt=0, description="PostgreSQL: seconds a room's lease lasts without renewal (after a "
+        "node dies, its rooms can be claimed by others this long after its last renewal)",
+    )  # fmt: skip
+    lease_renew_s: float = Field(
+        1, gt=0, description="PostgreSQL: how often a node renews all its leases (one statement)"
+    )
+    handover_check_s: float = Field(
+        0.2, gt=0, description="PostgreSQL: how often a node looks for rooms another node asked "
+        "for (it then hands them over: the wait of a room's first request on its node)",
+    )  # fmt: skip
+    claim_wait_s: float = Field(
+        8, gt=0, description="PostgreSQL: how long a request for a room another node holds waits "
+        "for it to be handed over (or its lease to run out) before a 503",
+    )  # fmt: skip
     log_level: str = Field("info", description="uvicorn's log level")
     access_log: bool = Field(True, description="log each HTTP request (never tokens or cards)")
     access_log_healthz: bool = Field(False, description="log the health checks (/healthz) too")

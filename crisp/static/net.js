@@ -82,6 +82,7 @@ export class Connection extends EventTarget {
         this.setStatus(`closed-${event.code}`);
         return;
       }
+      if (event.code === 4301) return this.open(); // moved to another server: at once
       this.lose(navigator.onLine === false ? "offline" : "lost");
     };
   }
