@@ -46,8 +46,8 @@ KEYS: dict[str, frozenset[str]] = {k: frozenset(v) | {"type"} for k, v in {
 }.items()}  # fmt: skip
 VIEW_KEYS = frozenset({
     "game", "players", "options", "round", "starter", "points", "you", "hand", "hands", "pile",
-    "faceup", "set_aside", "trick", "played", "due", "legal", "can_pass", "take", "last_round",
-    "history", "over", "winner", "fairness"})  # fmt: skip
+    "faceup", "set_aside", "trick", "played", "known", "due", "legal", "can_pass", "take",
+    "last_round", "history", "over", "winner", "fairness"})  # fmt: skip
 # where a string of ranks may be, by message type (anything else is a leak)
 CARD_FIELDS: dict[str, frozenset[str]] = {
     "round": frozenset({"hand", "faceup"}),
@@ -74,6 +74,8 @@ class Model:
         self.faceup: str | None = None
         self.pile: list[str] = []
         self.due: int | None = None
+        # the face-up cards each seat took and has not played since: public (CS-SEE-PUBLIC)
+        self.known: list[Counter[str]] = [Counter(), Counter()]
 
     def deal(self) -> None:
         deck = self.decks[self.round]
@@ -82,6 +84,7 @@ class Model:
         self.aside = _sorted(deck[24:28])
         self.faceup = None if self.no_faceup else deck[28]
         self.pile = list(deck[28:] if self.no_faceup else deck[29:])
+        self.known = [Counter(), Counter()]
 
     def hand(self, seat: int) -> str:
         return _sorted(self.hands[seat].elements())
@@ -166,6 +169,7 @@ def _check(model: Model, msg: Mapping[str, Any], where: str) -> list[str]:
         if played - model.hands[msg["seat"]]:
             problems.append(f"{where}: seat {msg['seat']} played cards it does not hold")
         model.hands[msg["seat"]] -= played
+        model.known[msg["seat"]] -= played
     elif kind == "draw":
         problems += _check_draw(model, msg, where)
     elif kind == "round_end":
@@ -192,6 +196,7 @@ def _check_draw(model: Model, msg: Mapping[str, Any], where: str) -> list[str]:
             problems.append(f"{where}: the taken face-up card is not {faceup!r}")
         blind_to = winner if msg["take"] == "blind" else passer
         got = {blind_to: blind, 1 - blind_to: faceup or ""}
+        model.known[1 - blind_to][faceup or ""] += 1
         blind_seats = {blind_to}
         model.faceup = model.pile.pop(0) if model.pile else None
         if msg.get("new_faceup") != model.faceup:
@@ -235,9 +240,12 @@ def check_view(model: Model, view: Mapping[str, Any], where: str) -> list[str]:
         problems.append(f"{where}: face-up {view.get('faceup')!r} is not {model.faceup!r}")
     if model.hands and view.get("pile") != len(model.pile):
         problems.append(f"{where}: pile count {view.get('pile')} is not {len(model.pile)}")
+    known = [_sorted(k.elements()) for k in model.known] if model.hands else ["", ""]
+    if view.get("known") != known:
+        problems.append(f"{where}: known {view.get('known')!r} is not the public {known!r}")
     if view.get("legal") and (model.due != seat or seat is None):
         problems.append(f"{where}: choices for a seat whose decision is not due")
-    public = {"hand", "faceup", "trick", "played", "last_round", "legal"}
+    public = {"hand", "faceup", "trick", "played", "known", "last_round", "legal"}
     for path, value in _strings(view):
         top = path.split(".")[0].split("[")[0]
         if CARDS_RE.match(value) and top not in public and top not in ("players", "fairness"):

@@ -240,3 +240,16 @@ def test_case10_unplayed_crisp_set_aside_means_no_skip_cs_opt_skip() -> None:
     game = replay(record([deck], actions, auto_skip=True)).game
     assert game.due == (1, "follow")
     assert game.legal_moves(1) == [{"do": "pass"}]
+
+
+def test_case5_a_faceup_card_taken_stays_known_cs_see_public() -> None:
+    """CS-SEE-PUBLIC: "a face-up card taken stays known to both" — in every view (a phone that
+    reconnects, a bot taking a seat over), until its taker plays it."""
+    rec = record([CASE5], [play(0, "4"), pass_(1), draw(0, "faceup")])
+    game = replay(rec).game
+    for seat in (0, 1, None):
+        assert game.view(seat)["known"] == ["8", ""]
+    blind = replay(record([CASE5], [play(0, "4"), pass_(1), draw(0, "blind")])).game
+    assert blind.view(0)["known"] == ["", "8"]  # the passer got it, in sight of both
+    then = replay(record([CASE5], [play(0, "4"), pass_(1), draw(0, "faceup"), play(0, "8")]))
+    assert then.game.view(1)["known"] == ["", ""]  # played: no longer in the hand

@@ -227,8 +227,8 @@ class TableModel:
     # -- a reconnect snapshot ---------------------------------------------------------------------
 
     def load_view(self, view: Msg) -> None:
-        """Start over from ``game.view(seat)``: only what it shows (no face-up card the opponent
-        took earlier, no passes: a snapshot does not carry them)."""
+        """Start over from ``game.view(seat)``: only what it shows (the face-up cards the opponent
+        took and still holds, but not its passes: a snapshot does not carry them)."""
         self._on_game(view)
         self.round = int(view.get("round") or 0)
         self.starter = int(view.get("starter") or 0)
@@ -243,7 +243,8 @@ class TableModel:
             combo = classify(entry.get("cards", ""), self.crisp_runs)
             if combo is not None:
                 self.trick.append((int(entry.get("seat", 0)), combo))
-        self.opp_known = [0] * N_RANKS
+        known = view.get("known") or ["", ""]
+        self.opp_known = counts(known[1 - self.seat]) if len(known) == 2 else [0] * N_RANKS
         self.opp_passes = []
         self.over = bool(view.get("over"))
         self._clear_due()

@@ -44,6 +44,8 @@ class Round:
     faceup: str | None
     pile: list[str]  # top first
     played: Counts = field(default_factory=lambda: [0] * len(RANKS))
+    # CS-SEE-PUBLIC: the face-up cards each seat took and has not played since (known to both)
+    known: list[Counts] = field(default_factory=lambda: [[0] * len(RANKS), [0] * len(RANKS)])
     trick: list[tuple[int, Combo]] = field(default_factory=list)
     winner: int | None = None
     loser_hand: str | None = None
@@ -269,6 +271,7 @@ class CrispsGame:
         for i, n in enumerate(need):
             hand[i] -= n
             rnd.played[i] += n
+            rnd.known[seat][i] = max(0, rnd.known[seat][i] - n)
         rnd.trick.append((seat, combo))
         outs.append(Out(None, {"type": "play", "seat": seat, **combo.wire(),
                                "hands": rnd.counts(), "timeout": timeout}))  # fmt: skip
@@ -313,6 +316,7 @@ class CrispsGame:
         gets_blind = winner if take == "blind" else passer
         rnd.hands[gets_blind][RANKS.index(blind)] += 1
         rnd.hands[1 - gets_blind][RANKS.index(faceup)] += 1
+        rnd.known[1 - gets_blind][RANKS.index(faceup)] += 1
         rnd.faceup = rnd.pile.pop(0) if rnd.pile else None
         public = {"type": "draw", "seat": winner, "take": take, "faceup": faceup,
                   "new_faceup": rnd.faceup, "pile": len(rnd.pile), "hands": rnd.counts(),

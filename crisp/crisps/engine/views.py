@@ -23,9 +23,10 @@ def view(game: CrispsGame, seat: int | None) -> dict[str, Any]:
         out.update(starter=rnd.starter, hands=rnd.counts(), pile=len(rnd.pile),
                    faceup=rnd.faceup, set_aside=4,
                    trick=[{"seat": s, **c.wire()} for s, c in rnd.trick],
-                   played=text(rnd.played))  # fmt: skip
+                   played=text(rnd.played), known=[text(k) for k in rnd.known])  # fmt: skip
     else:
-        out.update(hands=[0, 0], pile=0, faceup=None, set_aside=0, trick=[], played="")
+        out.update(hands=[0, 0], pile=0, faceup=None, set_aside=0, trick=[], played="",
+                   known=["", ""])  # fmt: skip
     due = None
     if game.due is not None and not game.over:
         due = {"seat": game.due[0], "need": game.due[1], "deadline": game.deadline}

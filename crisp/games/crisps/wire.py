@@ -260,6 +260,11 @@ class CrispsView(_Strict):
     set_aside: Literal[0, 4] = Field(description="cards set aside (4 once dealt)")
     trick: list[CrispsTrickPlay] = Field(description="the current trick's plays, in order")
     played: Cards = Field(description="every card played this round")
+    known: list[Cards] = Field(
+        min_length=2, max_length=2,
+        description="by seat: the face-up cards it took this round and has not played since "
+        "(CS-SEE-PUBLIC: a face-up card taken stays known to both)",
+    )
     due: CrispsDue | None = Field(description="the decision due, or null (the game is over)")
     legal: list[CrispsCombo] = Field(description="your legal plays when your decision is due")
     can_pass: bool = Field(description="you may pass now")
