@@ -1,0 +1,1 @@
+"""Crisps!, the second game: a 2-player climbing card game (docs/rules-crisps.md)."""
