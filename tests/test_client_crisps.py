@@ -61,7 +61,8 @@ def test_naming_classifier_is_the_engines() -> None:
             expect: Any = got.wire() if isinstance(got, Combo) else got
             if isinstance(expect, dict):
                 expect = {k: expect[k] for k in ("kind", "rank", "size")}
-            lines.append(json.dumps({"classify": cards, "crisp_runs": crisp_runs, "expect": expect}))
+            entry = {"classify": cards, "crisp_runs": crisp_runs, "expect": expect}
+            lines.append(json.dumps(entry))
     result = run_checker(lines)
     assert result["checked"] == len(lines)
     assert not result["mismatches"], result["mismatches"]
