@@ -105,7 +105,10 @@ export function applyEvent(g, msg, me) {
       r.hands = msg.hands;
       r.played = sorted(r.played + msg.cards);
       r.turn = null;
-      if (msg.seat === me) g.hand = without(g.hand, msg.cards);
+      if (msg.seat === me) {
+        g.hand = without(g.hand, msg.cards);
+        g.sel = []; // played: the copies left are other cards
+      }
       break;
     case "pass":
       if (!r) break;
