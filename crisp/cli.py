@@ -15,7 +15,43 @@ from typing import Any, NoReturn
 from crisp.engine.options import LIMITS, Options
 
 
+def _is_crisps_record(path: str) -> bool:
+    """Whether ``path`` holds a ``crisps-record/1`` (anything else goes to Crisp's replay,
+    which reports its own errors)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("format") == "crisps-record/1"
+
+
+def _replay_crisps(args: argparse.Namespace) -> int:
+    from crisp.crisps.engine.messages import dumps_stream
+    from crisp.crisps.engine.record import RecordError, ReplayError, replay
+
+    try:
+        if args.seat is not None and args.seat not in (0, 1):
+            print(f"crisp replay: --seat {args.seat}: the record has 2 seats, 0 to 1",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+        done = replay(args.file)
+        if args.seat is not None or args.spectator:
+            seat = None if args.spectator else args.seat
+            sys.stdout.write(dumps_stream(o.msg for o in done.outs if o.for_seat(seat)))
+        else:
+            print(json.dumps(done.result, ensure_ascii=False))
+    except ReplayError as err:
+        print(f"crisp replay: {err}", file=sys.stderr)
+        return 1
+    except RecordError as err:
+        print(f"crisp replay: malformed record: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def _replay(args: argparse.Namespace) -> int:
+    if _is_crisps_record(args.file):
+        return _replay_crisps(args)
     from crisp.engine.record import RecordError, ReplayError, dumps_stream, load, replay, stream
 
     try:
@@ -331,7 +367,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     parser.set_defaults(func=_missing(parser, "a command", "serve, replay, simulate or bench"))
 
-    rp = sub.add_parser("replay", help="replay a crisp-record/1 game record")
+    rp = sub.add_parser(
+        "replay", help="replay a game record (crisp-record/1 or crisps-record/1)"
+    )
     rp.add_argument("file", help="the record (JSON)")
     who = rp.add_mutually_exclusive_group()
     who.add_argument("--seat", type=int, help="print every message this seat is sent, one a line")

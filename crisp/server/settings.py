@@ -65,7 +65,7 @@ class Settings(BaseSettings):
         8, ge=1, le=64, description="the round trips whose median is a connection's estimate"
     )
     games: list[str] = Field(
-        default_factory=lambda: ["crisp.games.crisp:SPEC"],
+        default_factory=lambda: ["crisp.games.crisp:SPEC", "crisp.games.crisps:SPEC"],
         description="the games this server hosts, as module:attribute (the first is the default)",
     )
     log_level: str = Field("info", description="uvicorn's log level")

@@ -1,0 +1,6 @@
+"""Crisps!, the 2-player climbing game (``crisp.crisps.engine``), plugged into the server: its
+adapter (``spec.py``, ``match.py``, ``moves.py``)."""
+
+from crisp.games.crisps.spec import SPEC, CrispsSpec
+
+__all__ = ["SPEC", "CrispsSpec"]

@@ -1,0 +1,73 @@
+"""Crisps!'s moves and host options as they arrive from a phone: their shape, checked with
+pydantic (the rules come later, in the engine: CRISPS.md §10)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from crisp.server.seam import BadFields
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class CrispsMove(_Strict):
+    """The fields of an ``act`` message in a Crisps! room."""
+
+    do: Literal["play", "pass", "draw"] = Field(
+        description="the action (docs/rules-crisps.md): `play` (lead or follow with `cards`), "
+        "`pass` (the follower ends the trick), `draw` (the trick's winner chooses with `take`)"
+    )
+    cards: str | None = Field(
+        None, min_length=1, max_length=12, pattern=r"^[1-9X]+$",
+        description="play: the combination, ranks 1-9 and X in any order (`3344`, `X`)",
+    )  # fmt: skip
+    take: Literal["faceup", "blind"] | None = Field(
+        None, description="draw: the face-up card or the blind top card of the pile"
+    )
+
+
+class CrispsOptions(_Strict):
+    """The fields of an ``options`` message in a Crisps! room: the options of CRISPS.md §7."""
+
+    no_faceup: bool = Field(False, description="no face-up card: draws are blind and automatic "
+                            "(CS-OPT-NO-FACEUP)")  # fmt: skip
+    crisp_runs: bool = Field(False, description="a Crisp may end a run or pair run, as the rank "
+                             "above 9 (CS-OPT-CRISP-RUNS)")  # fmt: skip
+    auto_skip: bool = Field(False, description="skip a follower who cannot possibly follow, by "
+                            "the cards played so far (CS-OPT-SKIP)")  # fmt: skip
+    timer: Literal[30, 45, 60] | None = Field(
+        None, description="seconds per decision, or null: no time (CS-OPT-TIMER)"
+    )
+
+
+
+
+def _checked(model: type[_Strict], fields: dict[str, Any], drop_none: bool) -> dict[str, Any]:
+    try:
+        return model.model_validate(fields).model_dump(exclude_none=drop_none)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "message"
+        raise BadFields(where, first["msg"]) from err
+
+
+def check_move(fields: dict[str, Any]) -> dict[str, Any]:
+    move = _checked(CrispsMove, fields, drop_none=True)
+    do = move["do"]
+    if do == "play" and "cards" not in move:
+        raise BadFields("cards", "a play names its cards")
+    if do == "draw" and "take" not in move:
+        raise BadFields("take", "a draw takes faceup or blind")
+    extra = {"play": "take", "draw": "cards", "pass": None}[do]
+    for name in ("cards", "take"):
+        if name in move and (do == "pass" or name == extra):
+            raise BadFields(name, f"a {do} has no {name}")
+    return move
+
+
+def check_options(fields: dict[str, Any]) -> dict[str, Any]:
+    return _checked(CrispsOptions, fields, drop_none=False)

@@ -1,0 +1,106 @@
+"""Crisps!'s ``GameSpec``: what the server needs to host it. Two seats; anyone else watches."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from crisp.crisps.engine import CrispsOptions
+from crisp.games.crisps import moves
+from crisp.games.crisps.match import CrispsMatch
+from crisp.server.seam import Decision, LogEntry, Match, SeatBot, Seeds
+
+THINK = 1.0  # the fallback bot's pause, game seconds
+
+
+class LegalRandomBot:
+    """The fallback bot while ``crisp.crisps.bots`` does not exist: a random legal move from
+    the ``turn`` messages of its own seat (it never sees more than that seat may)."""
+
+    def __init__(self, seat: int, seed: int, view: dict[str, Any] | None) -> None:
+        self.seat = seat
+        self.rng = random.Random(seed)
+        self.moves: list[dict[str, Any]] = []
+        self.since = 0.0
+        if view is not None and view.get("due") and view["due"]["seat"] == seat:
+            self._choices(view)
+
+    def _choices(self, msg: Mapping[str, Any]) -> None:
+        moves: list[dict[str, Any]] = [{"do": "play", "cards": p["cards"]} for p in msg["legal"]]
+        if msg.get("can_pass"):
+            moves.append({"do": "pass"})
+        moves += [{"do": "draw", "take": take} for take in msg.get("take", [])]
+        self.moves = moves
+
+    def observe(self, msg: Mapping[str, Any]) -> None:
+        if msg.get("type") == "turn":
+            self.moves = []
+            if msg["seat"] == self.seat and "legal" in msg:
+                self._choices(msg)
+        elif msg.get("type") in ("round_end", "game_over"):
+            self.moves = []
+
+    def decide(self, now: float) -> Decision | None:
+        if not self.moves:
+            return None
+        move = self.rng.choice(self.moves)
+        self.moves = []
+        return Decision(now + THINK, move)
+
+
+class _Wrapped:
+    """A bot of ``crisp.crisps.bots`` at a server's seat: it may answer ``decide`` with a
+    ``Decision`` or with ``(at, move)``."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+
+    def observe(self, msg: Mapping[str, Any]) -> None:
+        self.bot.observe(dict(msg))
+
+    def decide(self, now: float) -> Decision | None:
+        wanted = self.bot.decide(now)
+        if wanted is None or isinstance(wanted, Decision):
+            return wanted
+        at, move = wanted
+        return Decision(float(at), dict(move))
+
+
+class CrispsSpec:
+    name = "crisps"
+    seats = (2, 2)
+    bot_levels = ("random", "normal", "hard")
+
+    def default_options(self) -> dict[str, Any]:
+        return CrispsOptions().to_record()
+
+    def check_options(self, fields: dict[str, Any]) -> dict[str, Any]:
+        return moves.check_options(fields)
+
+    def check_move(self, fields: dict[str, Any]) -> dict[str, Any]:
+        return moves.check_move(fields)
+
+    def new_match(
+        self, players: list[str], options: dict[str, Any], number: int, seeds: Seeds
+    ) -> tuple[Match, LogEntry]:
+        return CrispsMatch.new(players, options, number, seeds)
+
+    def from_log(self, entries: list[LogEntry]) -> Match:
+        return CrispsMatch.from_log(entries)
+
+    def make_bot(
+        self, level: str, seat: int, players: list[str], options: dict[str, Any],
+        view: dict[str, Any] | None, seed: int,
+    ) -> SeatBot:  # fmt: skip
+        try:
+            from crisp.crisps.bots import make_bot  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:  # the bots land on their own branch: a legal-random stand-in
+            return LegalRandomBot(seat, seed, view)
+        bot = make_bot(level, seat, players, options, seed)
+        if view is not None and hasattr(bot, "load_view"):
+            bot.load_view(view)
+        return _Wrapped(bot)
+
+
+SPEC = CrispsSpec()
