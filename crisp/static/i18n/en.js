@@ -2,7 +2,7 @@
 export default {
   "lang.name": "English",
   "app.title": "Crisp",
-  "app.tagline": "The memory-and-bluff card game for 2 to 8 phones.",
+  "app.tagline": "Card games for friends on their phones: Crisp (2 to 8 players) and Crisps! (2 players).",
   "home.name": "Your name",
   "home.create": "Create a room",
   "home.or": "or join a friend's room",

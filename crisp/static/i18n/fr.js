@@ -6,7 +6,7 @@
 export default {
   "lang.name": "Français",
   "app.title": "Crisp",
-  "app.tagline": "Le jeu de cartes de mémoire et de bluff pour 2 à 8 téléphones.",
+  "app.tagline": "Des jeux de cartes entre amis sur vos téléphones : Crisp (2 à 8 joueurs) et Crisps ! (2 joueurs).",
   "home.name": "Ton nom",
   "home.create": "Créer un salon",
   "home.or": "ou rejoins le salon d’un ami",

@@ -4,7 +4,7 @@
 export default {
   "lang.name": "日本語",
   "app.title": "Crisp",
-  "app.tagline": "2〜8台のスマホで遊ぶ、記憶とブラフのカードゲーム。",
+  "app.tagline": "スマホで友だちと遊ぶカードゲーム：Crisp（2〜8人）とCrisps!（2人）。",
   "home.name": "名前",
   "home.create": "ルームを作る",
   "home.or": "または、友だちのルームに参加",
