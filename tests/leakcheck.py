@@ -749,3 +749,11 @@ def check_view(
     if last_action is None and use_record_last_action:
         last_action = last_action_of(record)
     return tracker.check_view(view, last_action)
+
+
+
+# -- Crisps! (CRISPS.md §9): its own checker (tests/leakcheck_crisps.py), as independent of its
+# engine as this one is of Crisp's; re-exported so every channel is checked from one place.
+from leakcheck_crisps import check_stream as check_crisps_stream  # noqa: E402, F401
+from leakcheck_crisps import check_view as check_crisps_view  # noqa: E402, F401
+from leakcheck_crisps import model_after as crisps_model_after  # noqa: E402, F401
