@@ -41,7 +41,8 @@ from crisp.crisps.engine.options import CrispsOptions
 HAND0 = "1334555689XX"
 HAND1 = "111222234666"
 DECK = HAND0 + HAND1 + "7999" + "8" + "344577788XX"
-VIEWPORTS = {"320x658": {"width": 320, "height": 658}, "844x390": {"width": 844, "height": 390}}
+VIEWPORTS = {"320x658": {"width": 320, "height": 658}, "844x390": {"width": 844, "height": 390},
+             "320x568": {"width": 320, "height": 568}, "1280x800": {"width": 1280, "height": 800}}
 
 
 @pytest.fixture
@@ -243,7 +244,7 @@ def test_a_skipped_turn_is_told(phones: Any, host: Any) -> None:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("viewport", ["320x658", "844x390"])
+@pytest.mark.parametrize("viewport", ["320x658", "844x390", "320x568", "1280x800"])
 def test_layout_targets_contrast_and_axe(
     phones: Any, host: Any, viewport: str, scheme: str
 ) -> None:
@@ -281,6 +282,36 @@ def test_layout_targets_contrast_and_axe(
     low = [t for t in gradient_contrast(ana.page, undecided) if t["worst"] < t["needed"]]
     assert not low, low
     assert_clean([ana])
+
+
+def test_the_round_end_reveals_the_set_aside_cards_and_the_losers_hand(phones: Any,
+                                                                       host: Any) -> None:
+    """CS-OUT, CS-POINT, CS-SEE-END, CS-START: a play that empties the hand ends the round; both
+    phones see the set-aside cards and the loser's hand; the next round is dealt at once, its
+    starter the player with fewer points; the points race shows 1 of 3."""
+    first = "112233445566" * 2 + "789X" + "7" + "77888999XXX"
+    room = FakeCrispsRoom(decks=[first, DECK], first_starter=0)
+    ana = fake_phone(phones, host, room, 0, "ana")
+    ben = fake_phone(phones, host, room, 1, "ben", "844x390")
+    select(ana, "112233445566")
+    expect(ana.action("play")).to_have_text("Play: Pair run 1–6")
+    ana.tap(ana.action("play"))
+    for phone in (ana, ben):
+        reveal = phone.loc('[data-test="reveal"]')
+        expect(reveal).to_contain_text("Round 1: Ana emptied their hand (1–0).")
+        labels = reveal.locator('[role="img"]').evaluate_all("els => els.map(e => e.ariaLabel)")
+        assert labels == ["7", "8", "9", "Crisp", *"112233445566"], labels
+    expect(ben.loc('[data-test="feed"]')).to_contain_text(
+        "Ana won round 1 (1–0). Set aside: 7 8 9 Crisp. Ben still held: 1 1 2 2 3 3 4 4 5 5 6 6.")
+    expect(ben.loc('[data-test="feed"] li').last).to_have_text("Round 2: you start.")
+    expect(ana.loc('[data-test="status"]')).to_have_text("Ben is leading.")
+    expect(ana.loc(".me-line .cs-pips")).to_have_attribute("aria-label", "1 of 3 points")
+    assert hand_in_page(ben) == HAND1  # round 2: Ben, seat 1, holds positions 13-24 (CS-DEAL)
+    ana.shot("crisps-round-end-320x658")
+    ben.shot("crisps-round-end-844x390")
+    ana.tap('[data-test="reveal-close"]')
+    expect(ana.loc('[data-test="reveal"]')).to_have_count(0)
+    assert_clean([ana, ben])
 
 
 def test_french_and_japanese_tables(phones: Any, host: Any) -> None:
