@@ -380,6 +380,11 @@ def record_frames(phone: Phone) -> None:
     phone.page.on("websocket", on_ws)
 
 
+def snapshot(phone: Phone, since: int) -> dict[str, Any] | None:
+    """The first ``state`` message this phone got after its ``since`` first frames."""
+    return next((m for m in frames(phone)[since:] if m.get("type") == "state"), None)
+
+
 def take_turn(phone: Phone, policy: int) -> str:
     """One decision of this phone, by taps: the draw (face-up or blind), a single that follows
     (tried card by card, as the Play button allows), else a pass; a lead plays the lowest card
@@ -473,7 +478,14 @@ def test_two_phones_play_a_whole_game_by_taps(server: Any, phones: Any) -> None:
             assert re.search(r"got the blind card: [1-9X]\b|got the blind card: Crisp", told), told
         if moves % 10 == 0:
             check_opponent_hidden(phone, names[id(other)])
-        assert moves < 600, "the game does not end"
+        if moves == 15:  # a reconnect: the snapshot (the view) rebuilds Ben's table
+            seen = len(frames(ben))
+            ben.page.reload()
+            state = ben.wait_for(lambda n=seen: snapshot(ben, n), what="Ben's snapshot")
+            view = state["view"]
+            wait_until(lambda h=view["hand"]: hand_in_page(ben) == h, what="Ben's hand (the view)")
+            expect(ben.loc('[data-test="opp-hand"]')).to_have_attribute(
+                "aria-label", f"Ana: {view['hands'][0]} cards")
     for p in (ana, ben):
         expect(p.loc('[data-test="winners"]')).to_contain_text("wins!")
         expect(p.loc('[data-test="history"]')).to_be_visible()
