@@ -16,37 +16,39 @@ THINK = 1.0  # the fallback bot's pause, game seconds
 
 class LegalRandomBot:
     """The fallback bot while ``crisp.crisps.bots`` does not exist: a random legal move from
-    the ``turn`` messages of its own seat (it never sees more than that seat may)."""
+    the ``turn`` messages of its own seat (it never sees more than that seat may). Its choice
+    stays the same until the game moves on (the server asks again after every change)."""
 
     def __init__(self, seat: int, seed: int, view: dict[str, Any] | None) -> None:
         self.seat = seat
         self.rng = random.Random(seed)
-        self.moves: list[dict[str, Any]] = []
-        self.since = 0.0
+        self.move: dict[str, Any] | None = None
+        self.at: float | None = None
         if view is not None and view.get("due") and view["due"]["seat"] == seat:
-            self._choices(view)
+            self._choose(view)
 
-    def _choices(self, msg: Mapping[str, Any]) -> None:
+    def _choose(self, msg: Mapping[str, Any]) -> None:
         moves: list[dict[str, Any]] = [{"do": "play", "cards": p["cards"]} for p in msg["legal"]]
         if msg.get("can_pass"):
             moves.append({"do": "pass"})
         moves += [{"do": "draw", "take": take} for take in msg.get("take", [])]
-        self.moves = moves
+        self.move = self.rng.choice(moves) if moves else None
+        self.at = None
 
     def observe(self, msg: Mapping[str, Any]) -> None:
         if msg.get("type") == "turn":
-            self.moves = []
+            self.move = None
             if msg["seat"] == self.seat and "legal" in msg:
-                self._choices(msg)
+                self._choose(msg)
         elif msg.get("type") in ("round_end", "game_over"):
-            self.moves = []
+            self.move = None
 
     def decide(self, now: float) -> Decision | None:
-        if not self.moves:
+        if self.move is None:
             return None
-        move = self.rng.choice(self.moves)
-        self.moves = []
-        return Decision(now + THINK, move)
+        if self.at is None:
+            self.at = now + THINK
+        return Decision(self.at, dict(self.move))
 
 
 class _Wrapped:
