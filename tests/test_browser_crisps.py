@@ -390,11 +390,13 @@ def snapshot(phone: Phone, since: int) -> dict[str, Any] | None:
 
 
 def send(phone: Phone, action: str) -> None:
-    """Tap a move's button and see it taken (busy until the server answers, then gone): a tap's
-    click comes after the touch."""
+    """Tap a move's button and see it taken (busy, or gone, or already told in the feed: a tap's
+    click comes after the touch, and a bot may answer at once)."""
+    before = last_line(phone)
     phone.tap(phone.action(action))
     button = phone.action(action)
-    phone.wait_for(lambda: not button.count() or not button.is_enabled(), f"{action} taken")
+    phone.wait_for(lambda: last_line(phone) > before or not button.count()
+                   or not button.is_enabled(), f"{action} taken")  # fmt: skip
 
 
 def take_turn(phone: Phone, policy: int) -> str:
