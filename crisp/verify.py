@@ -41,10 +41,33 @@ class Verdict:
     rounds: int  # the decks checked
 
 
+def _crisps_format(source: Any) -> bool:
+    """Whether ``source`` (a dict or a path) is a Crisps! record (``crisps-record/1``)."""
+    if isinstance(source, dict):
+        return source.get("format") == "crisps-record/1"
+    try:
+        data = json.loads(Path(source).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("format") == "crisps-record/1"
+
+
+def _verify_crisps(source: Any) -> Verdict:
+    from crisp.crisps.engine.verify import CrispsUnverifiable, verify_crisps
+
+    try:
+        ok, message, rounds = verify_crisps(source)
+    except (CrispsUnverifiable, ValueError) as err:
+        raise Unverifiable(str(err)) from err
+    return Verdict(ok, message, rounds)
+
+
 def verify_record(source: Any) -> Verdict:
     """Check ``source`` (a path or a record dict); raise ``Unverifiable`` if it cannot be."""
     if not isinstance(source, dict | str | Path):
         raise Unverifiable("a record is a JSON object")
+    if _crisps_format(source):
+        return _verify_crisps(source)
     try:
         data = load(source)
         fair = record_fairness(data)
@@ -119,7 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``crisp verify FILE``: 0 verified, 1 a difference, 2 a record that cannot be checked."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1:
-        print("usage: crisp verify FILE (a finished game's crisp-record/1)", file=sys.stderr)
+        print("usage: crisp verify FILE (a finished game's crisp-record/1 or crisps-record/1)",
+              file=sys.stderr)  # fmt: skip
         return 2
     try:
         verdict = verify_file(args[0])

@@ -184,6 +184,8 @@ def _check_draw(model: Model, msg: Mapping[str, Any], where: str) -> list[str]:
     if model.no_faceup:  # both draw blind: each sees its own card
         got = {winner: model.pile.pop(0), passer: model.pile.pop(0)}
         blind_seats = {winner, passer}
+        if (msg.get("take"), msg.get("faceup"), msg.get("new_faceup")) != (None, None, None):
+            problems.append(f"{where}: a face-up card without CS-OPT-NO-FACEUP's face-up")
     else:
         faceup, blind = model.faceup, model.pile.pop(0)
         if msg.get("faceup") != faceup or faceup is None:

@@ -5,6 +5,7 @@ CS-DRAW-EMPTY)."""
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 from typing import Any
@@ -114,3 +115,49 @@ def test_cs_shuffle_replay_of_a_prefix_is_the_game_at_that_point(
     rep = replay(rec)
     assert rep.game.record()["actions"] == rec["actions"]
     assert rep.game.view(0)["hands"] == rep.game.view(None)["hands"]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), options=OPTIONS, choices=st.integers(0, 10**6))
+def test_legal_moves_are_exactly_the_plays_apply_accepts(seed: int, options: CrispsOptions,
+                                                         choices: int) -> None:  # fmt: skip
+    """CS-FOLLOW, CS-SPECIAL, CS-LEAD: at points of a random game, every set the due seat holds
+    (every sub-multiset of size 1 to 4, and every combination within its hand) is accepted by
+    ``apply`` exactly when ``legal_moves`` lists it; a refusal changes nothing."""
+    from itertools import combinations
+
+    from crisp.crisps.engine import CrispsRefusal
+    from crisp.crisps.engine.cards import text
+    from crisp.crisps.engine.combos import combos_within
+
+    steps = [0]
+
+    def check(g: CrispsGame) -> None:
+        steps[0] += 1
+        if g.over or g.due is None or steps[0] % 15:
+            return
+        seat = g.due[0]
+        legal = g.legal_moves(seat)
+        hand = text(g.round.hands[seat])
+        sets = {"".join(c) for n in range(1, 5) for c in combinations(hand, n)}
+        sets |= {c.cards for c in combos_within(g.round.hands[seat], options.crisp_runs)}
+        for cards in sorted(sets):
+            trial = copy.deepcopy(g)
+            move = {"do": "play", "cards": cards}
+            try:
+                trial.apply(seat, move, g.now)
+                accepted = True
+            except CrispsRefusal:
+                accepted = False
+                assert trial.view(seat) == g.view(seat)
+            assert accepted == (move in legal), (cards, legal)
+        for other in ({"do": "pass"}, {"do": "draw", "take": "faceup"}):
+            trial = copy.deepcopy(g)
+            try:
+                trial.apply(seat, other, g.now)
+                accepted = True
+            except CrispsRefusal:
+                accepted = False
+            assert accepted == (other in legal), (other, legal)
+
+    play_out(seed, options, choices, check)

@@ -26,6 +26,11 @@ def test_cs_deck_forty_cards_four_of_each_rank() -> None:
     assert SORTED_DECK.endswith("9999XXXX")
 
 
+def test_cs_notation_classify_takes_a_string_or_counts() -> None:
+    assert classify("4343", False) == classify(counts_of("3344"), False) == combo("3344")
+    assert classify("", False) == classify("3A", False) == "CS-NOTATION"
+
+
 def test_cs_rank_crisp_is_the_highest_single_rank() -> None:
     assert can_follow(combo("9"), combo("X")) is None
     assert can_follow(combo("X"), combo("9")) == "CS-FOLLOW"

@@ -252,6 +252,25 @@ def test_cs_timeout_lead_plays_lowest_card_and_crisps_only_plays_x() -> None:
     assert g.actions[-1]["do"] == "timeout" and g.round.hands[0][7] == 1  # took the face-up 8
 
 
+def test_cs_timeout_lead_may_empty_the_hand_and_win_the_round() -> None:
+    g = game(stack("112233445588", "66677799XXXX"), timer=30)
+    t = 0.0
+    for lead in ["1122334455", "88", None, None, None, None]:
+        t += 1
+        assert g.due is not None and g.due[0] == 0
+        low = next(r for r in "123456789X" if g.round.hands[0]["123456789X".index(r)])
+        g.apply(0, {"do": "play", "cards": lead or low}, t)
+        g.apply(1, {"do": "pass"}, t)
+        g.apply(0, {"do": "draw", "take": "faceup"}, t)
+    assert g.round.supply() == 0 and g.round.counts()[0] == 2
+    g.advance(t + 30)  # the lowest card, as a single
+    g.apply(1, {"do": "pass"}, t + 31)
+    assert g.round.counts()[0] == 1 and g.due == (0, "lead") and g.deadline == t + 61
+    outs = g.advance(t + 61)  # the last card: the hand is empty, the round is won
+    assert [o.msg["type"] for o in outs if o.for_seat(None)][:2] == ["play", "round_end"]
+    assert g.points == [1, 0] and g.round_no == 2 and g.history[0]["winner"] == 0
+
+
 def test_cs_see_hand_own_hand_in_rank_order() -> None:
     g = game(stack("XX9911345457", "1233567799XX"))
     (r0,) = [o.msg for o in CrispsGame(["a", "b"], first_starter=0, decks=[g.round.deck]).start()

@@ -14,6 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
 from inthread import serving
 from leakcheck import check_crisps_stream, check_crisps_view, crisps_model_after
 from leakcheck_crisps import KEYS, strip_server
@@ -160,16 +161,18 @@ async def play_some(room: Room, phones: list[FakePhone], rng: random.Random,
         assert not [m for m in answer if m["type"] == "error"], answer
 
 
-def test_a_game_against_a_bot(tmp_path: Path) -> None:
+@pytest.mark.parametrize("level", ["random", "normal", "hard"])
+def test_a_game_against_a_bot(tmp_path: Path, level: str) -> None:
     async def main() -> None:
         kit = Kit(tmp_path, fixed_seed=3)
         room = kit.hub.create_room("crisps")
         _, token = room.join("Ana")
         ana = await FakePhone(kit, room, token, "Ana").connect()
-        for level in ("dragon",):
-            bad = await ana.say({"type": "add_bot", "level": level})
-            assert bad[-1]["type"] == "error", bad
-        await ana.say({"type": "add_bot", "level": "normal"})
+        bad = await ana.say({"type": "add_bot", "level": "dragon"})
+        assert bad[-1]["type"] == "error", bad
+        await ana.say({"type": "add_bot", "level": level})
+        full = await ana.say({"type": "add_bot", "level": level})
+        assert full[-1]["type"] == "error", "two seats only (CS-PLAYERS)"
         answer = await ana.say({"type": "start"})
         assert not [m for m in answer if m["type"] == "error"], answer
         rng = random.Random(1)
@@ -291,5 +294,30 @@ def test_rematch_deals_a_new_game(tmp_path: Path) -> None:
         second = room.last_record
         assert second is not None and second["decks"] != first["decks"]
         assert second["fairness"]["commitment"] != first["fairness"]["commitment"]
+
+    run(main())
+
+
+def test_a_stand_in_bot_plays_a_disconnected_seat_and_grace_is_refused(tmp_path: Path) -> None:
+    """The host's stand-in (a bot from the seat's view, mid-game) plays for a dropped player
+    until they are back; a grace is refused (Crisps! has no absence: its timer, if any, plays)."""
+
+    async def main() -> None:
+        kit = Kit(tmp_path, fixed_seed=7)
+        room, phones = await crisps_table(kit)
+        assert room.match is not None
+        phone, turn = due_turn(room, phones)
+        if phone is phones[0]:  # let the host lead: Ben's decision is due
+            await phone.act("play", cards=turn["legal"][0]["cards"])
+        seat, host = 1, phones[0]
+        assert room.match.view(None)["due"]["seat"] == seat
+        await phones[1].drop()
+        grace = await host.say({"type": "grace", "seat": seat})
+        assert grace[-1]["type"] == "error", grace
+        answer = await host.say({"type": "bot", "seat": seat, "level": "normal"})
+        assert not [m for m in answer if m["type"] == "error"], answer
+        before = len(room.match.record()["actions"])
+        await kit.jump_until(lambda: len(room.match.record()["actions"]) > before)  # type: ignore[union-attr]
+        assert room.match.record()["actions"][before]["seat"] == seat
 
     run(main())

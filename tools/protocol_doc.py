@@ -30,13 +30,21 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
+from crisp.crisps.engine import CrispsGame
+from crisp.crisps.engine import CrispsOptions as CrispsEngineOptions
+from crisp.crisps.engine import Out as CrispsOut
+from crisp.crisps.engine.cards import SORTED_DECK as SORTED_CRISPS_DECK
 from crisp.engine import Game
 from crisp.engine import Options as EngineOptions
 from crisp.engine import actions as A
+from crisp.engine.fairness import Fairness, seed_from_int
 from crisp.engine.game import MAX_PLAYERS
 from crisp.engine.scoring import round_scores
 from crisp.games.crisp import wire as E
 from crisp.games.crisp.moves import CrispMove, CrispOptions
+from crisp.games.crisps import wire as CW
+from crisp.games.crisps.moves import CrispsMove
+from crisp.games.crisps.moves import CrispsOptions as CrispsOptionsModel
 from crisp.server import protocol as P
 from crisp.server.closecodes import CloseCode
 from crisp.server.members import CODE_ALPHABET, CODE_LENGTH, NAME_MAX
@@ -298,13 +306,87 @@ def state_examples() -> list[dict[str, Any]]:
     ]
 
 
+# -- Crisps! examples: real engine messages of a stacked deal (CRISPS.md §11, case 5) -----------
+
+
+
+def _deck(top: str) -> str:
+    """A 40-card deck with ``top`` first (positions 1, 2, …), the other cards after it."""
+    rest = list(SORTED_CRISPS_DECK)
+    for card in top:
+        rest.remove(card)
+    return top + "".join(rest)
+
+
+#: seat 0 1134455799XX, seat 1 1233567799XX, set aside 1236, face-up 8, then the pile 2 6 …
+CRISPS_DECK = _deck("1134455799XX" "1233567799XX" "1236" "8" "26")
+CRISPS_OUT = [_deck("112233445566" "77889999XXXX"), _deck("77889999XXXX" "112233445566")]
+
+
+def _crisps_game(decks: list[str], **options: Any) -> CrispsGame:
+    fair = Fairness(seed_from_int(7), ("a1b2", ""))
+    game = CrispsGame(["Ana", "Ben"], CrispsEngineOptions(**options), fairness=fair,
+                      first_starter=0, decks=decks)  # fmt: skip
+    return game
+
+
+def _crisps_stream() -> list[tuple[int, CrispsOut]]:
+    """(v, out) of a timed game: a lead, a follow, a pass, the draw, a clock restart; then a
+    skip (CS-OPT-SKIP) and a game played out by going out five times."""
+    game = _crisps_game([CRISPS_DECK], timer=30)
+    steps: list[list[CrispsOut]] = [game.start()]
+    steps.append(game.apply(0, {"do": "play", "cards": "4"}, 3.5))
+    steps.append(game.apply(1, {"do": "play", "cards": "5"}, 6.25))
+    steps.append(game.apply(0, {"do": "pass"}, 9.0))
+    steps.append(game.apply(1, {"do": "draw", "take": "faceup"}, 12.75))
+    steps.append(game.restart_clock(20.0))
+    skip = _crisps_game([_deck("XXXX12345678" "123456789123")], auto_skip=True)
+    steps.append(skip.start())
+    steps.append(skip.apply(0, {"do": "play", "cards": "XXXX"}, 2.0))
+    out = _crisps_game([CRISPS_OUT[0], CRISPS_OUT[1], CRISPS_OUT[0], CRISPS_OUT[1], CRISPS_OUT[0]])
+    out.start()
+    for t in range(1, 6):
+        assert out.due is not None
+        steps.append(out.apply(out.due[0], {"do": "play", "cards": "112233445566"}, t * 4.0))
+    return [(v, o) for v, outs in enumerate(steps, start=1) for o in outs]
+
+
+def crisps_messages() -> dict[str, list[dict[str, Any]]]:
+    """Per message type, a few real messages: each audience's version once (seat 0, seat 1, a
+    watcher), the first time a new set of keys appears."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    shapes: set[tuple[str, frozenset[str]]] = set()
+    for v, o in _crisps_stream():
+        kind = o.msg["type"]
+        shape = (kind, frozenset(o.msg))
+        if kind == "pass" and o.msg["skipped"]:
+            shape = (kind, frozenset({"skipped"}))
+        if shape in shapes or len(found.get(kind, [])) >= 3:
+            continue
+        if kind == "turn" and o.msg["need"] == "lead" and o.msg.get("legal"):
+            continue  # a leader's list of plays is long: the follower's shows the same keys
+        shapes.add(shape)
+        found.setdefault(kind, []).append({**o.msg, "v": v})
+    return found
+
+
+def crisps_views() -> list[dict[str, Any]]:
+    """Seat 0's view while it chooses its draw, and a watcher's at the same moment."""
+    game = _crisps_game([CRISPS_DECK], timer=30)
+    game.start()
+    game.apply(0, {"do": "play", "cards": "4"}, 3.5)
+    game.apply(1, {"do": "pass"}, 6.25)
+    return [game.view(0), game.view(None)]
+
+
 # -- rendering ------------------------------------------------------------------------------------
 
 OBJECTS: list[type[BaseModel]] = [
     CrispMove, CrispOptions, P.Member, P.Between, P.You,
     E.View, E.RoundView, E.TurnView, E.WindowView, E.YouView, E.LookView,
 ]  # fmt: skip
-OBJECT_NAMES = {m.__name__ for m in OBJECTS}
+CRISPS_OBJECTS: list[type[BaseModel]] = [CrispsMove, CrispsOptionsModel, *CW.OBJECTS]
+OBJECT_NAMES = {m.__name__ for m in (*OBJECTS, *CRISPS_OBJECTS)}
 
 
 def anchor_obj(name: str) -> str:
@@ -370,7 +452,7 @@ def field_order(model: type[BaseModel]) -> list[str]:
     if "type" not in names:
         return names
     head = [n for n in ("type", "t") if n in names]
-    tail = ["v"] if "v" in names and model in E.EVENT_TYPES else []
+    tail = ["v"] if "v" in names and model in (*E.EVENT_TYPES, *CW.EVENT_TYPES) else []
     return head + [n for n in names if n not in head and n not in tail] + tail
 
 
@@ -417,7 +499,9 @@ def examples_block(model: type[BaseModel], examples: list[dict[str, Any]]) -> st
     for example in examples:
         model.model_validate(example)  # an example that does not validate stops the build
         game_fields = {k: v for k, v in example.items() if k not in model.model_fields}
-        if kind_of(model) == "act":
+        if model in CW.EVENT_TYPES:
+            CW.SERVER_EVENT.validate_python(example)
+        elif kind_of(model) == "act":
             CrispMove.model_validate(game_fields)
         elif kind_of(model) == "options":
             CrispOptions.model_validate(game_fields)
@@ -453,6 +537,23 @@ def event_section(model: type[BaseModel]) -> str:
     parts = [msg_heading(model, "server → client, from the engine"), doc_of(model),
              fields_table(model), examples_block(model, EXAMPLES[kind])]  # fmt: skip
     return "\n\n".join(parts)
+
+
+def crisps_event_section(model: type[BaseModel]) -> str:
+    kind = E.type_of(model)
+    arrow = "server → client, from the engine"
+    heading = f'<a id="crisps-msg-{kind}"></a>\n\n### Crisps! `{kind}` ({arrow})'
+    examples = crisps_messages()[kind]
+    return "\n\n".join([heading, doc_of(model), fields_table(model),
+                        examples_block(model, examples)])  # fmt: skip
+
+
+def crisps_view_examples() -> str:
+    views = crisps_views()
+    for view in views:
+        CW.VIEW.validate_python(view)
+    lines = [json.dumps(v, ensure_ascii=False, separators=(", ", ": ")) for v in views]
+    return "```json\n" + "\n".join(lines) + "\n```"
 
 
 def object_section(model: type[BaseModel]) -> str:
@@ -551,8 +652,11 @@ MODELS: dict[str, dict[str, type[BaseModel]]] = {
     "event": {E.type_of(m): m for m in E.EVENT_TYPES},
     "object": {m.__name__: m for m in OBJECTS},
     "table": {m.__name__: m for m in (P.JoinRequest, P.CreateRequest, P.Joined)},
+    "crisps-event": {E.type_of(m): m for m in CW.EVENT_TYPES},
+    "crisps-object": {m.__name__: m for m in CRISPS_OBJECTS},
 }
-SCHEMAS: dict[str, TypeAdapter[Any]] = {"client": P.CLIENT, "server": E.SERVER, "view": E.VIEW}
+SCHEMAS: dict[str, TypeAdapter[Any]] = {"client": P.CLIENT, "server": E.SERVER, "view": E.VIEW,
+                                        "crisps-server": CW.SERVER, "crisps-view": CW.VIEW}
 DIRECTIVE = re.compile(r"^@@([a-z-]+)(?: (\S+))?(?: (.+))?$")
 
 
@@ -585,8 +689,12 @@ def expand(text: str) -> str:
             out.append(server_section(model, prose))
         elif what == "event":
             out.append(event_section(model))
-        elif what == "object":
+        elif what in ("object", "crisps-object"):
             out.append(object_section(model))
+        elif what == "crisps-event":
+            out.append(crisps_event_section(model))
+        elif what == "crisps-view-examples":
+            out.append(crisps_view_examples())
         elif what == "table":
             out.append(fields_table(model))
         elif what == "view-examples":

@@ -40,18 +40,25 @@ class Combo:
         return {"cards": self.cards, "kind": self.kind, "rank": self.rank, "size": self.size}
 
 
-def classify(counts: Counts, crisp_runs: bool) -> Combo | str:
-    """The combination of a set (counts by rank), or the rule that refuses it: ``CS-CRISP-RUN``
-    for a set that would be a run or pair run were a Crisp rank 10, without the option
-    (CS-OPT-CRISP-RUNS); ``CS-COMBO`` for any other set that is no combination."""
+def classify(cards: str | Counts, crisp_runs: bool) -> Combo | str:
+    """The combination of a set (a string of ranks in any order, or counts by rank), or the rule
+    that refuses it: ``CS-NOTATION`` for a string that is not ranks, ``CS-CRISP-RUN`` for a set
+    that would be a run or pair run were a Crisp rank 10, without the option (CS-OPT-CRISP-RUNS),
+    ``CS-COMBO`` for any other set that is no combination."""
+    if isinstance(cards, str):
+        if not cards or any(ch not in RANKS for ch in cards):
+            return "CS-NOTATION"
+        counts = [cards.count(r) for r in RANKS]
+    else:
+        counts = list(cards)
     ranks = [i for i, n in enumerate(counts) if n]
     if not ranks:
         return "CS-COMBO"
     size = sum(counts)
-    cards, low = text(counts), RANKS[ranks[0]]
+    written, low = text(counts), RANKS[ranks[0]]
     if len(ranks) == 1:
         kind = {1: "single", 2: "pair", 3: "three", 4: "four"}.get(size)
-        return Combo(cards, kind, low, size) if kind else "CS-COMBO"
+        return Combo(written, kind, low, size) if kind else "CS-COMBO"
     each = {counts[i] for i in ranks}
     consecutive = ranks[-1] - ranks[0] == len(ranks) - 1
     if len(each) != 1 or not consecutive:
@@ -65,7 +72,7 @@ def classify(counts: Counts, crisp_runs: bool) -> Combo | str:
         return "CS-COMBO"
     if ranks[-1] == CRISP and not crisp_runs:
         return "CS-CRISP-RUN"
-    return Combo(cards, kind, low, size)
+    return Combo(written, kind, low, size)
 
 
 def can_follow(prev: Combo, play: Combo) -> str | None:

@@ -38,7 +38,7 @@ def view(game: CrispsGame, seat: int | None) -> dict[str, Any]:
     out["last_round"] = None if last is None else {
         "round": last.no, "winner": last.winner, "set_aside": last.set_aside,
         "loser_hand": last.loser_hand}  # fmt: skip
-    out["history"] = [dict(h) for h in game.history]
+    out["history"] = [{**h, "points": list(h["points"])} for h in game.history]
     out["over"] = game.over
     out["winner"] = game.winner
     if game.fairness is not None:

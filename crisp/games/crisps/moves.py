@@ -22,7 +22,7 @@ class CrispsMove(_Strict):
         "`pass` (the follower ends the trick), `draw` (the trick's winner chooses with `take`)"
     )
     cards: str | None = Field(
-        None, min_length=1, max_length=12, pattern=r"^[1-9X]+$",
+        None, min_length=1, max_length=40, pattern=r"^[1-9X]+$",
         description="play: the combination, ranks 1-9 and X in any order (`3344`, `X`)",
     )  # fmt: skip
     take: Literal["faceup", "blind"] | None = Field(
