@@ -45,6 +45,8 @@ class StaticHost:
                     self.send_error(404)
                     return
                 kind = mimetypes.guess_type(path)[0] or "application/octet-stream"
+                if path in pages and "." not in path.rsplit("/", 1)[-1]:
+                    kind = "text/html"  # a page at a route (/r/CODE)
                 if path.endswith(".js"):
                     kind = "text/javascript"
                 self.send_response(200)

@@ -77,7 +77,10 @@ RULE_ID = re.compile(r"R-[A-Z-]+")
 # t(`botlevel.${level}`)), and every key each can give.
 DYNAMIC_KEYS = {
     "slot.${}": ("slot.left", "slot.middle", "slot.right"),
-    "botlevel.${}": ("botlevel.easy", "botlevel.normal", "botlevel.hard"),
+    "botlevel.${}": ("botlevel.easy", "botlevel.normal", "botlevel.hard", "botlevel.random"),
+    "home.about.${}": ("home.about.crisp", "home.about.crisps"),
+    "combo.${}.${}": tuple(f"combo.{how}.{kind}" for how in ("name", "a")
+                          for kind in ("single", "pair", "run", "pair_run", "three", "four")),
 }
 
 ENTRY = re.compile(r'^\s*("(?:[^"\\]|\\.)*")\s*:\s*("(?:[^"\\]|\\.)*")\s*,?\s*$')

@@ -20,7 +20,7 @@ const early = (() => {
 })();
 
 const [{ Controller, newModel }, { patch }, { Renderer }, { homeScreen, joinScreen, waitingScreen },
-  { play, soundOn, toggleSound }, { loadGame }] = await Promise.all([
+  { play, soundOn, toggleSound }, { GAMES, loadGame }] = await Promise.all([
   import("./shell/controller.js"), import("./shell/morph.js"), import("./shell/renderer.js"),
   import("./shell/screens.js"), import("./shell/sound.js"), import("./games/index.js")]);
 
@@ -32,6 +32,7 @@ let wakeLock = null;
 let lowSeen = null;
 
 const nameKey = "crisp.name";
+const gameKey = "crisp.game"; // the game last chosen on the home page
 
 // The shuffle verifier (another module, maybe not there): asked for once a game is over; the
 // results menu offers "Verify the shuffle" only if it loaded.
@@ -43,7 +44,7 @@ function verifier(c) {
   }
   return fairness;
 }
-loadGame("crisp").catch(() => {}); // fetch the table while the page settles
+loadGame(location.pathname === "/" ? chosenGame() : "crisp").catch(() => {}); // fetch the table while the page settles
 
 function announce(text) {
   live.textContent = "";
@@ -87,23 +88,40 @@ function show(markup) {
   patch(root, markup);
 }
 
+function chosenGame() {
+  const saved = localStorage.getItem(gameKey);
+  return saved && GAMES[saved] ? saved : "crisp";
+}
+
 function showHome(error = "") {
   document.title = "Crisp";
-  show(homeScreen(error, localStorage.getItem(nameKey) || ""));
+  const game = chosenGame();
+  show(homeScreen(error, localStorage.getItem(nameKey) || "", game));
   const nameNow = () => root.querySelector("#name").value.trim();
+  for (const radio of root.querySelectorAll('input[name="game"]')) {
+    radio.addEventListener("change", () => {
+      const typed = nameNow();
+      if (typed) localStorage.setItem(nameKey, typed);
+      localStorage.setItem(gameKey, radio.value);
+      loadGame(radio.value).catch(() => {});
+      showHome();
+      root.querySelector(`input[name="game"][value="${radio.value}"]`)?.focus();
+    });
+  }
   root.querySelector("#create-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const name = nameNow();
     if (!name) return showHome(t("err.name"));
     localStorage.setItem(nameKey, name);
-    await createAndOpen(name, null);
+    await createAndOpen(name, null, game);
   });
   root.querySelector("#practice-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const name = nameNow() || t("practice.name");
     if (nameNow()) localStorage.setItem(nameKey, name);
-    const practice = { level: root.querySelector("#practice-level").value, bots: Number(root.querySelector("#practice-bots").value) };
-    await createAndOpen(name, practice);
+    const bots = root.querySelector("#practice-bots");
+    const practice = { level: root.querySelector("#practice-level").value, bots: bots ? Number(bots.value) : 1 };
+    await createAndOpen(name, practice, game);
   });
   root.querySelector("#join-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -116,9 +134,9 @@ function showHome(error = "") {
   });
 }
 
-async function createAndOpen(name, practice) {
+async function createAndOpen(name, practice, game) {
   try {
-    const joined = await api("/api/rooms", { name });
+    const joined = await api("/api/rooms", game === "crisp" ? { name } : { name, game });
     localStorage.setItem(tokenKey(joined.code), joined.token);
     history.pushState(null, "", `/r/${joined.code}`);
     connect(joined.code, joined.token, { practice });

@@ -29,10 +29,22 @@
 //   ruleSentence(ruleId) -> string|null,         // a refused action in words
 //   moment(state, msg, seat) -> "yourturn"|"crisp"|"draw"|"swap"|"flip"|"timeout"|null,
 //   playing(state) -> bool,                      // a round is on (keeps the screen awake)
+//   feedAcrossRounds?: bool,                     // keep the feed at a new round (default: cleared)
 // }
 export const GAMES = {
   crisp: () => import("./crisp/index.js"),
+  crisps: () => import("./crisps/index.js"),
 };
+
+// What the home page and the lobby need to know of a game before its module is loaded: its
+// name, its bots' levels (the server's `bot_levels`), how many seats, and its rules pages
+// (/static/rules/<rules><lang>.html).
+export const GAME_INFO = {
+  crisp: { name: "Crisp", bots: ["easy", "normal", "hard"], seats: 8, rules: "" },
+  crisps: { name: "Crisps!", bots: ["random", "normal", "hard"], seats: 2, rules: "crisps/" },
+};
+
+export const gameInfo = (type) => GAME_INFO[type || "crisp"] ?? GAME_INFO.crisp;
 
 export async function loadGame(type) {
   const load = GAMES[type || "crisp"];

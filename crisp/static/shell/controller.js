@@ -128,14 +128,14 @@ export class Controller {
     }
     syncClock(m.clock, msg.t);
     game.apply(m.game, msg, seat);
-    if (msg.type === "round") m.feed = [];
+    if (msg.type === "round" && !game.feedAcrossRounds) m.feed = [];
     if (line) this.addLine(line, msg.seat === seat && seat != null);
     if (msg.type !== "look" && msg.type !== "clock") m.pending = null;
     if (["turn", "turn_end", "reveal", "round"].includes(msg.type)) m.ui = {};
     const moment = game.moment(m.game, msg, seat);
     if (moment) this.effects.moment?.(moment, msg);
-    if (msg.type === "timeout") this.toast(line, "warn");
-    if (msg.type === "turn" && msg.seat === seat && msg.draw === 1) this.effects.announce?.(t("announce.yourturn"));
+    if (moment === "timeout") this.toast(line, "warn");
+    if (moment === "yourturn") this.effects.announce?.(t("announce.yourturn"));
     if (msg.type === "crisp") this.effects.announce?.(line);
     if (msg.type === "look" && msg.seat === seat && msg.why !== "deal") setTimeout(() => this.render(), 3050);
   }

@@ -1,5 +1,6 @@
 // The shell's screens, as markup: home, join, the lobby frame, the header of every room screen,
 // the connection banner, the toasts and the results frame. The game fills in its parts.
+import { GAME_INFO, gameInfo } from "../games/index.js";
 import { LANGUAGES, language, t } from "../i18n.js";
 import { cls, html } from "./html.js";
 
@@ -14,8 +15,20 @@ export function langSelect(id = "lang") {
       html`<option value="${code}"${code === language() ? html` selected` : ""}>${name}</option>`)}</select></label>`;
 }
 
-export function rulesLink() {
-  return html`<a class="rules" data-test="rules" href="/static/rules/${language()}.html" target="_blank" rel="noopener">${t("menu.rules")}</a>`;
+// The rules of the room's game (or of the game chosen on the home page), in the reader's language.
+export function rulesLink(game = "crisp") {
+  const href = `/static/rules/${gameInfo(game).rules}${language()}.html`;
+  return html`<a class="rules" data-test="rules" href="${href}" target="_blank" rel="noopener">${t("menu.rules")}</a>`;
+}
+
+const levelOptions = (game) => gameInfo(game).bots.map((l) => html`<option value="${l}"${l === "normal" ? html` selected` : ""}>${t(`botlevel.${l}`)}</option>`);
+
+function gamePicker(game) {
+  return html`<fieldset class="panel games" data-test="game-picker"><legend>${t("home.game")}</legend>
+    ${Object.entries(GAME_INFO).map(([type, info]) => html`<label class="check game-choice">
+      <input type="radio" name="game" value="${type}" data-test="game-${type}"${type === game ? html` checked` : ""}>
+      <span><strong>${info.name}</strong> <span class="muted">${t(`home.about.${type}`)}</span></span></label>`)}
+  </fieldset>`;
 }
 
 export function soundButton(on) {
@@ -30,11 +43,13 @@ function busy(m, action) {
 
 // -- home and join ----------------------------------------------------------------------------
 
-export function homeScreen(error = "", name = "") {
+export function homeScreen(error = "", name = "", game = "crisp") {
+  const info = gameInfo(game);
   return html`<main class="home">
-    <header class="top">${langSelect()}${rulesLink()}</header>
+    <header class="top">${langSelect()}${rulesLink(game)}</header>
     <h1 class="logo">Crisp</h1>
     <p class="tagline">${t("app.tagline")}</p>
+    ${gamePicker(game)}
     <form id="create-form" class="panel" autocomplete="on">
       <label for="name">${t("home.name")}</label>
       <input id="name" name="name" maxlength="20" autocomplete="nickname" value="${name}" required>
@@ -43,12 +58,10 @@ export function homeScreen(error = "", name = "") {
     <form id="practice-form" class="panel practice">
       <h2>${t("practice.title")}</h2>
       <div class="row">
-        <label>${t("bot.level")}<select id="practice-level">
-          ${["easy", "normal", "hard"].map((l) => html`<option value="${l}"${l === "normal" ? html` selected` : ""}>${t(`botlevel.${l}`)}</option>`)}
-        </select></label>
-        <label>${t("practice.bots")}<select id="practice-bots">
-          ${[1, 2, 3, 4, 5, 6, 7].map((n) => html`<option value="${n}"${n === 3 ? html` selected` : ""}>${n}</option>`)}
-        </select></label>
+        <label>${t("bot.level")}<select id="practice-level">${levelOptions(game)}</select></label>
+        ${info.seats > 2 ? html`<label>${t("practice.bots")}<select id="practice-bots">
+          ${Array.from({ length: info.seats - 1 }, (_, i) => i + 1).map((n) => html`<option value="${n}"${n === 3 ? html` selected` : ""}>${n}</option>`)}
+        </select></label>` : ""}
       </div>
       <button id="practice" type="submit">${t("practice.start")}</button>
     </form>
@@ -71,9 +84,10 @@ export function joinScreen(code, summary, error = "", name = "") {
   }
   const started = summary.phase !== "lobby";
   return html`<main class="home">
-    <header class="top">${langSelect()}${rulesLink()}</header>
+    <header class="top">${langSelect()}${rulesLink(summary.game_type)}</header>
     <h1 class="logo">Crisp</h1>
     <h2>${t("join.title", { code })}</h2>
+    <p class="muted" data-test="join-game">${gameInfo(summary.game_type).name}</p>
     <p class="muted">${summary.members.map((x) => x.name).join(", ")}</p>
     ${started ? html`<p class="note">${t("join.started")}</p>` : ""}
     <form id="name-form" class="panel">
@@ -121,9 +135,10 @@ export function lobbyScreen(m, optionsForm) {
   const seated = room.members.filter((x) => x.seat != null);
   const waiting = room.members.filter((x) => x.seat == null);
   const hostName = room.members.find((x) => x.host)?.name ?? "";
-  const addBot = host && seated.length < 8
+  const info = gameInfo(room.game_type);
+  const addBot = host && seated.length < info.seats
     ? html`<div class="row addbot"><select id="bot-level" aria-label="${t("bot.level")}">
-        ${["easy", "normal", "hard"].map((l) => html`<option value="${l}"${l === "normal" ? html` selected` : ""}>${t(`botlevel.${l}`)}</option>`)}
+        ${levelOptions(room.game_type)}
       </select><button data-action="add-bot" data-test="add-bot">${t("bot.add")}</button></div>`
     : "";
   let start;
@@ -136,10 +151,11 @@ export function lobbyScreen(m, optionsForm) {
   }
   const big = Boolean(m.shell.qrBig);
   return html`<main class="lobby" data-key="lobby">
-    <header class="top"><span class="codechip" data-test="room-code">${grouped(room.code)}</span>${langSelect()}${rulesLink()}</header>
+    <header class="top"><span class="codechip" data-test="room-code">${grouped(room.code)}</span>${langSelect()}${rulesLink(room.game_type)}</header>
     <h1>${t("lobby.title", { code: grouped(room.code) })}</h1>
+    <p class="lobby-game" data-test="lobby-game">${info.name}</p>
     <section class="panel">
-      <h2>${t("lobby.players", { n: seated.length })}</h2>
+      <h2>${t("lobby.players", { n: seated.length, m: info.seats })}</h2>
       <ul class="members">${seated.map((x) => memberRow(m, x))}</ul>
       ${addBot}
       ${waiting.length ? html`<h3>${t("lobby.waiting")}</h3><ul class="members">${waiting.map((x) => memberRow(m, x))}</ul>` : ""}
@@ -170,7 +186,7 @@ export function roomHeader(m, info, sound) {
   return html`<header class="top">
     <span class="codechip">${grouped(m.room.code)}</span><span class="roundinfo" data-test="turn">${info}</span>
     <button class="icon" data-action="scores" data-test="scores" aria-expanded="${Boolean(m.shell.scores)}" aria-label="${t("menu.scores")}">≡</button>
-    ${soundButton(sound)}${langSelect()}${rulesLink()}</header>`;
+    ${soundButton(sound)}${langSelect()}${rulesLink(m.room.game_type)}</header>`;
 }
 
 export function connBanner(m) {
