@@ -335,8 +335,9 @@ def test_french_and_japanese_tables(phones: Any, host: Any) -> None:
     select(phone, "33")
     expect(phone.action("play")).to_have_text("Jouer\u00a0: Paire de 3")
     phone.shot("crisps-table-fr-320x658")
-    phone.page.evaluate("localStorage.setItem('crisp.lang', 'ja')")
-    phone.page.select_option("#lang", "ja")
+    phone.tap('[data-test="scores"]')  # a phone's table header has no room: the ≡ menu has it
+    phone.page.select_option("#lang-menu", "ja")
+    phone.tap('[data-test="scores"]')
     expect(phone.action("play")).to_have_text("出す：3のペア")
     expect(phone.loc('[data-test="status"]')).to_have_text(
         "あなたの番です。Anaさんの2のペアに出すか、パスしてください。"
