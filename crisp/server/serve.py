@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import ipaddress
 import os
 import socket
@@ -130,6 +131,9 @@ def serve(settings: Settings) -> int:
     import uvicorn
 
     from crisp.server.app import create_app
+
+    # the tail at 1,000 rooms (docs/performance.md): full collections walk every socket's objects
+    gc.set_threshold(*(int(n) for n in settings.gc_thresholds.split(",")))
 
     if settings.database_url:
         import psycopg

@@ -177,6 +177,13 @@ class Settings(BaseSettings):
         "lowered to the process's file limit less a margin",
     )  # fmt: skip
     http_backlog: int = Field(2048, ge=16, description="the listening socket's backlog")
+    gc_thresholds: str = Field(
+        "50000,50,100", pattern=r"^[0-9]{1,9},[0-9]{1,6},[0-9]{1,6}$",
+        description="the garbage collector's three thresholds (gc.set_threshold) for "
+        "`crisp serve`: with thousands of sockets a full collection walks every long-lived "
+        "object (about 1 s at 1,000 rooms of 8) and stalls every room; Python's default is "
+        "700,10,10; 0,0,0 turns the collector off (docs/performance.md)",
+    )
     ws_control_per_s: float = Field(
         2, gt=0, description="WebSocket ping and pong frames a second a connection may send"
     )
