@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from axe import blocking, gradient_contrast, report, run
 from browser import Phone, assert_clean, wait_until
 from browser_fixtures import browser, phones, playwright, server  # noqa: F401
+from crisp_cmd import crisp
 from crisps_fake import CODE, FakeCrispsRoom, pages
 from leakcheck_crisps import check_stream, strip_server
 from playwright.sync_api import expect
@@ -531,9 +533,10 @@ def test_two_phones_play_a_whole_game_by_taps(server: Any, phones: Any) -> None:
     assert_clean([ana, ben])
 
 
-def test_practice_against_the_computer(server: Any, phones: Any) -> None:
+def test_practice_against_the_computer(server: Any, phones: Any, tmp_path: Path) -> None:
     """Practice from the home page: Crisps!, a bot of the game's levels, one bot seat; a whole
-    game against it by taps, every bot move named in the feed as it comes, the results."""
+    game against it by taps, every bot move named in the feed as it comes, the results; the
+    game record downloaded from the results' menu replays (`crisp replay`) to that result."""
     srv = server(seed=12, clock_speed=4.0)
     ana = phones(srv, "Pixel 7", "ana", viewport=VIEWPORTS["320x658"], device_scale_factor=1)
     ana.page.goto("/")
@@ -559,4 +562,18 @@ def test_practice_against_the_computer(server: Any, phones: Any) -> None:
     assert bot_lines >= 10, feed(ana)
     check_opponent_hidden(ana, "Ada (bot)")
     ana.shot("crisps-practice-results-320x658")
+    # the game record, downloaded from the results' menu, replays to the result the phone shows
+    ana.tap('[data-test="results-menu"] summary')
+    with ana.page.expect_download() as got:
+        ana.tap('[data-test="download"]')
+    path = tmp_path / "crisps-record.json"
+    got.value.save_as(path)
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert record["format"] == "crisps-record/1"
+    done = crisp("replay", str(path))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["over"] and result["winner"] in (0, 1) and 3 in result["scores"], result
+    winner = record["players"][result["winner"]]
+    expect(ana.loc(over)).to_contain_text(winner.removesuffix(" (bot)"))
     assert_clean([ana])

@@ -33,10 +33,10 @@ OPTION_IDS = [
     "-".join(k for k, v in o.to_record().items() if v and k != "timer") + f"-t{o.timer}"
     for o in ALL_OPTIONS
 ]
-#: Games of random and normal bots per option combination (32 of them: 512 games, in about
-#: 30 s; CRISPS_BOT_GAMES=100 plays 3,200), of which the first ``CHECKED_GAMES`` compare each
-#: bot's model with the engine at every decision.
-LIGHT_GAMES = int(os.environ.get("CRISPS_BOT_GAMES", "16"))
+#: Games of random and normal bots per option combination (32 of them: 2,016 games, and 32 of a
+#: light hard; about 70 s of CPU; CRISPS_BOT_GAMES=100 plays 3,200), of which the first
+#: ``CHECKED_GAMES`` compare each bot's model with the engine at every decision.
+LIGHT_GAMES = int(os.environ.get("CRISPS_BOT_GAMES", "63"))
 CHECKED_GAMES = 2
 #: A cheap ``hard`` (few rollouts) for the many-games tests; the real one is measured by
 #: ``crisp simulate`` (docs/bots.md).
@@ -98,8 +98,8 @@ def checked_game(levels: list[str], options: CrispsOptions, seed: int, check: bo
 
 @pytest.mark.parametrize("options", ALL_OPTIONS, ids=OPTION_IDS)
 def test_no_illegal_action_under_every_option_combination(options: CrispsOptions) -> None:
-    """CS-OPT-*: 16 games of random and normal bots (each pair of levels in turn) and one of a
-    light hard per combination of no_faceup × crisp_runs × auto_skip × timer (544 games):
+    """CS-OPT-*: 63 games of random and normal bots (each pair of levels in turn) and one of a
+    light hard per combination of no_faceup × crisp_runs × auto_skip × timer (2,048 games):
     every game ends (CS-GAME-END) with no refused action; in 2 of them and in hard's, at every
     decision each bot's own model matches the engine (hand, counts, face-up card, legal
     plays)."""
