@@ -6,7 +6,7 @@
 #   docker run -d --name crisp -p 8000:8000 -v crisp-data:/data crisp
 #
 # The SQLite file is /data/crisp.sqlite3, in the volume. compose.yaml runs it behind Caddy (HTTPS).
-# tests/test_dockerfile.py checks this file.
+# tests/ops/test_dockerfile.py checks this file.
 #
 # Both stages start from the same base, pinned by digest (python:3.11.15-slim-bookworm, the
 # multi-platform index), so that a rebuild gets the same system. To move to a newer one:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from crisp.engine.options import LIMITS, Options
+from crisp.engine.crisp.options import LIMITS, Options
 
 
 def _is_crisps_record(path: str) -> bool:
@@ -26,13 +26,14 @@ def _is_crisps_record(path: str) -> bool:
 
 
 def _replay_crisps(args: argparse.Namespace) -> int:
-    from crisp.crisps.engine.messages import dumps_stream
-    from crisp.crisps.engine.record import RecordError, ReplayError, replay
+    from crisp.engine.crisps.messages import dumps_stream
+    from crisp.engine.crisps.record import RecordError, ReplayError, replay
 
     try:
         if args.seat is not None and args.seat not in (0, 1):
-            print(f"crisp replay: --seat {args.seat}: the record has 2 seats, 0 to 1",
-                  file=sys.stderr)  # fmt: skip
+            print(
+                f"crisp replay: --seat {args.seat}: the record has 2 seats, 0 to 1", file=sys.stderr
+            )
             return 2
         done = replay(args.file)
         if args.seat is not None or args.spectator:
@@ -52,15 +53,24 @@ def _replay_crisps(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     if _is_crisps_record(args.file):
         return _replay_crisps(args)
-    from crisp.engine.record import RecordError, ReplayError, dumps_stream, load, replay, stream
+    from crisp.engine.crisp.record import (
+        RecordError,
+        ReplayError,
+        dumps_stream,
+        load,
+        replay,
+        stream,
+    )
 
     try:
         record = load(args.file)
         if args.seat is not None or args.spectator:
             n = len(record["players"])
             if args.seat is not None and not 0 <= args.seat < n:
-                print(f"crisp replay: --seat {args.seat}: the record has {n} seats, 0 to {n - 1}",
-                      file=sys.stderr)  # fmt: skip
+                print(
+                    f"crisp replay: --seat {args.seat}: the record has {n} seats, 0 to {n - 1}",
+                    file=sys.stderr,
+                )
                 return 2
             seat = None if args.spectator else args.seat
             sys.stdout.write(dumps_stream(stream(record, seat)))
@@ -74,8 +84,11 @@ def _replay(args: argparse.Namespace) -> int:
         return 2
     except UnicodeDecodeError as err:
         byte = err.object[err.start]
-        print(f"crisp replay: {args.file} is not UTF-8 text (byte 0x{byte:02x} at offset "
-              f"{err.start}): a record is a JSON file", file=sys.stderr)  # fmt: skip
+        print(
+            f"crisp replay: {args.file} is not UTF-8 text (byte 0x{byte:02x} at offset "
+            f"{err.start}): a record is a JSON file",
+            file=sys.stderr,
+        )
         return 2
     return 0
 
@@ -102,8 +115,8 @@ class _Progress:
 
 
 def _simulate_bots(args: argparse.Namespace, options: Options) -> int:
-    from crisp.bots import LEVELS
-    from crisp.bots.lab import run_games
+    from crisp.bots.crisp import LEVELS
+    from crisp.bots.crisp.lab import run_games
 
     levels = [level.strip() for level in args.bots.split(",")]
     unknown = [level for level in levels if level not in LEVELS]
@@ -162,19 +175,21 @@ def _records_problem(path: str) -> str | None:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from crisp.engine.simulate import RANDOM_LEGAL, play_random
+    from crisp.engine.crisp.simulate import RANDOM_LEGAL, play_random
 
     if args.records and (problem := _records_problem(args.records)):
         print(f"crisp simulate: {problem}", file=sys.stderr)
         return 2
     if args.game == "crisps":
-        from crisp.crisps.bots.simulate import simulate_crisps
+        from crisp.bots.crisps.simulate import simulate_crisps
 
         return simulate_crisps(args, _Progress)
     if args.option:
-        print(f"crisp simulate: --option {args.option[0]} is an option of Crisps! "
-              "(--game crisps); Crisp's are --limit, --timer and --take-discard",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"crisp simulate: --option {args.option[0]} is an option of Crisps! "
+            "(--game crisps); Crisp's are --limit, --timer and --take-discard",
+            file=sys.stderr,
+        )
         return 2
     limit = 100 if args.limit is None else args.limit
     options = Options(limit=limit, timer=args.timer, take_discard=args.take_discard)
@@ -247,8 +262,16 @@ def _bench_load(args: argparse.Namespace) -> int:
     from crisp.bench import load
 
     human = [int(r) for r in args.human.split(",") if r.strip()] if args.human else []
-    return load.main(args.rooms, args.seconds, args.warmup, args.clock_speed, not args.no_baseline,
-                     human, args.human_seconds, args.json)  # fmt: skip
+    return load.main(
+        args.rooms,
+        args.seconds,
+        args.warmup,
+        args.clock_speed,
+        not args.no_baseline,
+        human,
+        args.human_seconds,
+        args.json,
+    )
 
 
 def _timer(value: str) -> int | None:
@@ -260,11 +283,10 @@ def _timer(value: str) -> int | None:
 def _serve(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from crisp.server.serve import StartError, serve
+    from crisp.server.run.serve import StartError, serve
     from crisp.server.settings import Settings
 
-    given = {k: v for k in SERVE_OPTIONS
-             if (v := getattr(args, k)) is not None}  # fmt: skip
+    given = {k: v for k in SERVE_OPTIONS if (v := getattr(args, k)) is not None}
     try:
         settings = Settings(**given)
     except ValidationError as err:
@@ -307,8 +329,9 @@ def _settings_help() -> str:
         shown = "none" if shown is None else shown
         option = f", --{name.replace('_', '-')}" if name in SERVE_OPTIONS else ""
         lines.append(f"  CRISP_{name.upper()}{option} (default: {shown})")
-        lines += textwrap.wrap(field.description or "", 96, initial_indent="      ",
-                               subsequent_indent="      ")  # fmt: skip
+        lines += textwrap.wrap(
+            field.description or "", 96, initial_indent="      ", subsequent_indent="      "
+        )
     return "\n".join(lines)
 
 
@@ -374,7 +397,7 @@ def _missing(parser: argparse.ArgumentParser, what: str, names: str) -> Callable
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from crisp.verify import main as verify_main
+    from crisp.engine.crisp.verify import main as verify_main
 
     return verify_main([args.file])
 
@@ -384,9 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     parser.set_defaults(func=_missing(parser, "a command", "serve, replay, simulate or bench"))
 
-    rp = sub.add_parser(
-        "replay", help="replay a game record (crisp-record/1 or crisps-record/1)"
-    )
+    rp = sub.add_parser("replay", help="replay a game record (crisp-record/1 or crisps-record/1)")
     rp.add_argument("file", help="the record (JSON)")
     who = rp.add_mutually_exclusive_group()
     who.add_argument("--seat", type=int, help="print every message this seat is sent, one a line")
@@ -397,9 +418,13 @@ def build_parser() -> argparse.ArgumentParser:
         "simulate", help="play games in-process: random legal play, or bots (--bots)"
     )
     sp.add_argument(
-        "--players", type=int, default=None, choices=range(2, 9), metavar="N",
+        "--players",
+        type=int,
+        default=None,
+        choices=range(2, 9),
+        metavar="N",
         help="players, 2 to 8 (default 4; implied by --bots)",
-    )  # fmt: skip
+    )
     sp.add_argument(
         "--bots",
         metavar="LEVELS",
@@ -411,20 +436,29 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--games", type=_at_least(1), default=100, help="games (default 100)")
     sp.add_argument("--seed", type=int, default=1, help="the first game's seed (default 1)")
     sp.add_argument(
-        "--game", choices=("crisp", "crisps"), default="crisp",
+        "--game",
+        choices=("crisp", "crisps"),
+        default="crisp",
         help="the game: crisp (default) or crisps (Crisps!, two players: --bots hard,normal)",
-    )  # fmt: skip
+    )
     sp.add_argument("--limit", type=int, default=None, choices=LIMITS, help="default 100 (Crisp)")
-    sp.add_argument("--timer", type=_timer, default=None, choices=[None, 30, 45, 60],
-                    help="seconds per draw (Crisp) or per decision (Crisps!): 30, 45, 60 or "
-                    "none (default none)")  # fmt: skip
-    sp.add_argument("--take-discard", action="store_true",
-                    help="allow taking the discard (Crisp)")  # fmt: skip
     sp.add_argument(
-        "--option", action="append", default=[], metavar="NAME",
+        "--timer",
+        type=_timer,
+        default=None,
+        choices=[None, 30, 45, 60],
+        help="seconds per draw (Crisp) or per decision (Crisps!): 30, 45, 60 or "
+        "none (default none)",
+    )
+    sp.add_argument("--take-discard", action="store_true", help="allow taking the discard (Crisp)")
+    sp.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME",
         help="a Crisps! host option, repeatable: no_faceup, crisp_runs, auto_skip (NAME=false "
         "to say off; the timer is --timer)",
-    )  # fmt: skip
+    )
     sp.add_argument("--records", help="write the games' records to this JSON file")
     sp.add_argument("--json", action="store_true", help="a machine-readable report")
     sp.set_defaults(func=_simulate)
@@ -441,21 +475,32 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_settings_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sv.add_argument("--host", help="address to listen on (default 0.0.0.0: every network "
-                    "interface; 127.0.0.1: this machine only)")  # fmt: skip
+    sv.add_argument(
+        "--host",
+        help="address to listen on (default 0.0.0.0: every network "
+        "interface; 127.0.0.1: this machine only)",
+    )
     sv.add_argument("--port", type=int, help="TCP port (default 8000; 0: any free port)")
     sv.add_argument("--data-dir", help="directory of the SQLite file (default ./crisp-data)")
     sv.add_argument("--clock-speed", type=float, help="game seconds per real second (tests only)")
-    sv.add_argument("--workers", type=int, help="server processes (default 1; more need "
-                    "CRISP_DATABASE_URL and HAProxy: README, Scale out)")  # fmt: skip
+    sv.add_argument(
+        "--workers",
+        type=int,
+        help="server processes (default 1; more need "
+        "CRISP_DATABASE_URL and HAProxy: README, Scale out)",
+    )
     sv.set_defaults(func=_serve)
 
     bp = sub.add_parser("bench", help="benchmarks that print numbers")
     bsub = bp.add_subparsers(dest="bench", metavar="BENCHMARK")
     bp.set_defaults(func=_missing(bp, "a benchmark", "engine, server, store or load"))
     be = bsub.add_parser("engine", help="engine actions and rounds per second")
-    be.add_argument("--players", type=_player_counts, default=[2, 4, 8],
-                    help="comma-separated player counts (default 2,4,8)")  # fmt: skip
+    be.add_argument(
+        "--players",
+        type=_player_counts,
+        default=[2, 4, 8],
+        help="comma-separated player counts (default 2,4,8)",
+    )
     be.add_argument("--runs", type=_at_least(1), default=5, help="default 5 (the median is shown)")
     be.add_argument("--seconds", type=_above_zero, default=2.0, help="seconds per run (default 2)")
     be.add_argument("--seed", type=int, default=1)
@@ -474,14 +519,21 @@ def build_parser() -> argparse.ArgumentParser:
     bt.add_argument("--json", action="store_true")
     bt.set_defaults(func=_bench_store)
     bl = bsub.add_parser("load", help="R rooms of 8 players over WebSockets, beside a baseline")
-    bl.add_argument("--rooms", type=_at_least(0), default=100,
-                    help="rooms of 8 players (default 100; 0: skip)")  # fmt: skip
-    bl.add_argument("--seconds", type=_above_zero, default=10.0,
-                    help="measured seconds per phase (default 10)")  # fmt: skip
-    bl.add_argument("--warmup", type=_at_least(0, float), default=2.0,
-                    help="seconds before measuring (default 2)")  # fmt: skip
-    bl.add_argument("--clock-speed", type=_above_zero, default=100.0,
-                    help="the game server's (default 100)")  # fmt: skip
+    bl.add_argument(
+        "--rooms", type=_at_least(0), default=100, help="rooms of 8 players (default 100; 0: skip)"
+    )
+    bl.add_argument(
+        "--seconds", type=_above_zero, default=10.0, help="measured seconds per phase (default 10)"
+    )
+    bl.add_argument(
+        "--warmup",
+        type=_at_least(0, float),
+        default=2.0,
+        help="seconds before measuring (default 2)",
+    )
+    bl.add_argument(
+        "--clock-speed", type=_above_zero, default=100.0, help="the game server's (default 100)"
+    )
     bl.add_argument("--no-baseline", action="store_true", help="skip the bare broadcast server")
     bl.add_argument("--human", default="", help="human pace: comma-separated room counts, rising")
     bl.add_argument("--human-seconds", type=_above_zero, default=30.0, help="default 30")

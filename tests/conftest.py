@@ -1,9 +1,9 @@
 import sys
 from pathlib import Path
 
-# Test helper modules (stacking, engine_helpers, leakcheck) live beside the tests; the
-# repository's tools (tools/protocol_doc.py) at its root.
-sys.path.insert(0, str(Path(__file__).parent))
+# Test helper modules (roomkit, stacking, engine_helpers, leakcheck, ...) live in tests/support/;
+# the repository's tools (tools/protocol_doc.py) at its root.
+sys.path.insert(0, str(Path(__file__).parent / "support"))
 sys.path.insert(1, str(Path(__file__).parent.parent))
 
 
@@ -12,7 +12,8 @@ import pytest
 
 @pytest.fixture(scope="session")
 def pg_server():  # type: ignore[no-untyped-def]
-    """One real PostgreSQL server per test worker (tests/pgserver.py); each test that needs a
+    """One real PostgreSQL server per test worker (tests/support/pgserver.py); each test that needs
+    a
     database makes its own with ``pg_server.new_database()``."""
     from pgserver import PgServer
 

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from crisp_cmd import crisp
 
-from crisp.engine import Options
-from crisp.engine.record import replay
-from crisp.engine.simulate import play_random
+from crisp.engine.crisp import Options
+from crisp.engine.crisp.record import replay
+from crisp.engine.crisp.simulate import play_random
 
 
 def write(tmp_path: Path, data: object, name: str = "game.json") -> str:
@@ -31,7 +31,7 @@ def write(tmp_path: Path, data: object, name: str = "game.json") -> str:
 
 
 def test_replay_prints_the_result(tmp_path: Path) -> None:
-    """crisp replay FILE prints the result object of RECORD.md."""
+    """crisp replay FILE prints the result object of docs/record.md."""
     game = play_random(4, Options(limit=50), seed=5)
     done = crisp("replay", write(tmp_path, game.record()))
     assert done.returncode == 0, done.stderr
@@ -54,7 +54,7 @@ def test_replay_seat_stream_one_json_object_a_line(tmp_path: Path) -> None:
 
 
 def test_replay_seed_only_record(tmp_path: Path) -> None:
-    """RECORD.md: a record may give a seed instead of dealers and decks."""
+    """docs/record.md: a record may give a seed instead of dealers and decks."""
     record = {
         "format": "crisp-record/1",
         "players": ["Ana", "Ben"],
@@ -199,9 +199,12 @@ def serve(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
     """``crisp serve`` on 127.0.0.1 and any free port (it should not start at all here)."""
     return subprocess.run(
         [sys.executable, "-m", "crisp", "serve", "--host", "127.0.0.1", "--port", "0", *args],
-        check=False, capture_output=True, text=True, timeout=60,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
         env={**os.environ, **(env or {})},
-    )  # fmt: skip
+    )
 
 
 def test_serve_data_dir_that_is_a_file_or_cannot_be_made_exit_2(tmp_path: Path) -> None:
@@ -223,10 +226,17 @@ def test_serve_bad_setting_from_the_environment_exit_2(tmp_path: Path) -> None:
 def _in_own_mount(setup: str, data: Path) -> subprocess.CompletedProcess[str]:
     """``crisp serve --data-dir data`` after the shell commands ``setup`` (mounts), in a mount
     namespace of its own (``unshare -m``), so that nothing is mounted on this machine."""
-    command = f"{setup} && exec {shlex.quote(sys.executable)} -m crisp serve --host 127.0.0.1 " \
-              f"--port 0 --data-dir {shlex.quote(str(data))}"  # fmt: skip
-    return subprocess.run(["unshare", "-m", "sh", "-c", command], check=False,
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    command = (
+        f"{setup} && exec {shlex.quote(sys.executable)} -m crisp serve --host 127.0.0.1 "
+        f"--port 0 --data-dir {shlex.quote(str(data))}"
+    )
+    return subprocess.run(
+        ["unshare", "-m", "sh", "-c", command],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -236,8 +246,11 @@ def can_mount(tmp_path_factory: pytest.TempPathFactory) -> None:
         pytest.skip("no unshare(1) here to mount a small file system for the test")
     done = subprocess.run(
         ["unshare", "-m", "sh", "-c", f"mount -t tmpfs -o size=64k tmpfs {probe}"],
-        check=False, capture_output=True, text=True, timeout=30,
-    )  # fmt: skip
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     if done.returncode != 0:
         pytest.skip(f"this machine does not let tests mount a tmpfs: {done.stderr.strip()}")
 
@@ -305,10 +318,13 @@ def settings(host: str) -> Any:
 def test_loopback_host_says_only_this_machine_can_open_it() -> None:
     """--host 127.0.0.1 (or localhost, ::1) is not announced to phones: it says only this machine
     can open the address, and how to let phones in."""
-    from crisp.server.serve import banner
+    from crisp.server.run.serve import banner
 
-    hosts = [("127.0.0.1", "http://127.0.0.1:8000/"), ("localhost", "http://localhost:8000/"),
-             ("::1", "http://[::1]:8000/")]  # fmt: skip
+    hosts = [
+        ("127.0.0.1", "http://127.0.0.1:8000/"),
+        ("localhost", "http://localhost:8000/"),
+        ("::1", "http://[::1]:8000/"),
+    ]
     for host, url in hosts:
         text = banner(settings(host), 8000)
         assert "phone on the same network" not in text and "Phones that can reach" not in text
@@ -324,7 +340,7 @@ def test_loopback_host_says_only_this_machine_can_open_it() -> None:
 def test_every_interface_lists_the_network_address_first(monkeypatch: pytest.MonkeyPatch) -> None:
     """--host 0.0.0.0: the machine's network address for phones, then this machine's; with no
     network address, it says phones cannot reach it (instead of listing only 127.0.0.1)."""
-    from crisp.server import serve as serve_module
+    from crisp.server.run import serve as serve_module
 
     monkeypatch.setattr(serve_module, "lan_address", lambda: "192.168.1.20")
     text = serve_module.banner(settings("0.0.0.0"), 8000)
@@ -338,8 +354,10 @@ def test_every_interface_lists_the_network_address_first(monkeypatch: pytest.Mon
     assert "phone on the same network" not in text and "phones cannot reach it" in text
     assert "On this machine: http://127.0.0.1:8000/" in text
     text = serve_module.banner(settings("192.168.1.20"), 9000)
-    assert text.splitlines()[:2] == ["Crisp is serving. Phones that can reach 192.168.1.20 open:",
-                                     "  http://192.168.1.20:9000/"]  # fmt: skip
+    assert text.splitlines()[:2] == [
+        "Crisp is serving. Phones that can reach 192.168.1.20 open:",
+        "  http://192.168.1.20:9000/",
+    ]
 
 
 def test_health_checks_are_left_out_of_the_access_log() -> None:
@@ -347,7 +365,7 @@ def test_health_checks_are_left_out_of_the_access_log() -> None:
     every other request; installing it twice installs it once."""
     import logging
 
-    from crisp.server.accesslog import SkipHealthChecks, skip_health_checks
+    from crisp.server.http.accesslog import SkipHealthChecks, skip_health_checks
 
     def record(path: str) -> logging.LogRecord:
         args = ("127.0.0.1:5000", "GET", path, "1.1", 200)

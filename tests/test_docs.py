@@ -9,18 +9,20 @@ import re
 import subprocess
 from pathlib import Path
 
-from crisp.engine import Options
-from crisp.engine.game import Game
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+from crisp.engine.crisp import Options
+from crisp.engine.crisp.game import Game
+
 RULES = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
 RECORD = (ROOT / "docs" / "record.md").read_text(encoding="utf-8")
 RULE_ID = re.compile(r"\bR-[A-Z]+(?:-[A-Z]+)*\b")
 
 
 def tracked(pattern: str) -> list[Path]:
-    names = subprocess.run(["git", "ls-files", pattern], cwd=ROOT, capture_output=True,
-                           text=True, check=True).stdout.split()  # fmt: skip
+    names = subprocess.run(
+        ["git", "ls-files", pattern], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     return [ROOT / n for n in names if (ROOT / n).is_file()]
 
 
@@ -66,7 +68,7 @@ def test_nothing_reads_the_shared_folder() -> None:
     shared folder beside the repository (a user's clone has none)."""
     suffixes = {".py", ".md", ".sh", ".toml", ".yaml", ".json", ".html", ".js", ""}
     files = [p for p in tracked("*") if p.suffix in suffixes and p != Path(__file__).resolve()]
-    assert ROOT / "tests" / "test_client_i18n.py" in files
+    assert ROOT / "tests" / "client" / "test_client_i18n.py" in files
     for path in files:
         text = path.read_text(encoding="utf-8", errors="replace")
         found = re.search(r"\.\./shared\b|/work/shared|shared/(RULES|RECORD)\.md", text)

@@ -6,7 +6,7 @@ in the template is a value from the code (a setting's default, a close code, a l
 hello``, ``@@server room``, ``@@event turn``: its heading, its docstring, the prose that follows
 the line in the template, its fields table and its examples), an object's (``@@object View``), a
 fields table (``@@table Joined``), the view examples (``@@view-examples``) and the JSON Schema of
-a union (``@@schema client Client messages``). The models are ``crisp/server/protocol.py`` (the
+a union (``@@schema client Client messages``). The models are ``crisp/server/wire/protocol.py`` (the
 client's messages, the server's own, the HTTP bodies) and ``crisp/games/crisp/wire.py`` (the game's
 messages, derived from the engine's events, and the view of a ``state``); every field's
 description is on its model. Every example is validated against its model while the document is
@@ -30,25 +30,25 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from crisp.crisps.engine import CrispsGame
-from crisp.crisps.engine import CrispsOptions as CrispsEngineOptions
-from crisp.crisps.engine import Out as CrispsOut
-from crisp.crisps.engine.cards import SORTED_DECK as SORTED_CRISPS_DECK
-from crisp.engine import Game
-from crisp.engine import Options as EngineOptions
-from crisp.engine import actions as A
-from crisp.engine.fairness import Fairness, seed_from_int
-from crisp.engine.game import MAX_PLAYERS
-from crisp.engine.scoring import round_scores
+from crisp.engine.common.fairness import Fairness, seed_from_int
+from crisp.engine.crisp import Game
+from crisp.engine.crisp import Options as EngineOptions
+from crisp.engine.crisp import actions as A
+from crisp.engine.crisp.game import MAX_PLAYERS
+from crisp.engine.crisp.scoring import round_scores
+from crisp.engine.crisps import CrispsGame
+from crisp.engine.crisps import CrispsOptions as CrispsEngineOptions
+from crisp.engine.crisps import Out as CrispsOut
+from crisp.engine.crisps.cards import SORTED_DECK as SORTED_CRISPS_DECK
 from crisp.games.crisp import wire as E
 from crisp.games.crisp.moves import CrispMove, CrispOptions
 from crisp.games.crisps import wire as CW
 from crisp.games.crisps.moves import CrispsMove
 from crisp.games.crisps.moves import CrispsOptions as CrispsOptionsModel
-from crisp.server import protocol as P
-from crisp.server.closecodes import CloseCode
-from crisp.server.members import CODE_ALPHABET, CODE_LENGTH, NAME_MAX
+from crisp.server.rooms.members import CODE_ALPHABET, CODE_LENGTH, NAME_MAX
 from crisp.server.settings import Settings
+from crisp.server.wire import protocol as P
+from crisp.server.wire.closecodes import CloseCode
 
 COMMAND = ".venv/bin/python tools/protocol_doc.py > docs/protocol.md"
 TEMPLATE = Path(__file__).with_name("protocol.md.in")
@@ -306,8 +306,7 @@ def state_examples() -> list[dict[str, Any]]:
     ]
 
 
-# -- Crisps! examples: real engine messages of a stacked deal (CRISPS.md §11, case 5) -----------
-
+# -- Crisps! examples: real engine messages of a stacked deal (docs/rules-crisps.md §11, case 5) ---
 
 
 def _deck(top: str) -> str:
@@ -319,14 +318,15 @@ def _deck(top: str) -> str:
 
 
 #: seat 0 1134455799XX, seat 1 1233567799XX, set aside 1236, face-up 8, then the pile 2 6 …
-CRISPS_DECK = _deck("1134455799XX" "1233567799XX" "1236" "8" "26")
-CRISPS_OUT = [_deck("112233445566" "77889999XXXX"), _deck("77889999XXXX" "112233445566")]
+CRISPS_DECK = _deck("1134455799XX1233567799XX1236826")
+CRISPS_OUT = [_deck("11223344556677889999XXXX"), _deck("77889999XXXX112233445566")]
 
 
 def _crisps_game(decks: list[str], **options: Any) -> CrispsGame:
     fair = Fairness(seed_from_int(7), ("a1b2", ""))
-    game = CrispsGame(["Ana", "Ben"], CrispsEngineOptions(**options), fairness=fair,
-                      first_starter=0, decks=decks)  # fmt: skip
+    game = CrispsGame(
+        ["Ana", "Ben"], CrispsEngineOptions(**options), fairness=fair, first_starter=0, decks=decks
+    )
     return game
 
 
@@ -340,7 +340,7 @@ def _crisps_stream() -> list[tuple[int, CrispsOut]]:
     steps.append(game.apply(0, {"do": "pass"}, 9.0))
     steps.append(game.apply(1, {"do": "draw", "take": "faceup"}, 12.75))
     steps.append(game.restart_clock(20.0))
-    skip = _crisps_game([_deck("XXXX12345678" "123456789123")], auto_skip=True)
+    skip = _crisps_game([_deck("XXXX12345678123456789123")], auto_skip=True)
     steps.append(skip.start())
     steps.append(skip.apply(0, {"do": "play", "cards": "XXXX"}, 2.0))
     out = _crisps_game([CRISPS_OUT[0], CRISPS_OUT[1], CRISPS_OUT[0], CRISPS_OUT[1], CRISPS_OUT[0]])
@@ -382,9 +382,18 @@ def crisps_views() -> list[dict[str, Any]]:
 # -- rendering ------------------------------------------------------------------------------------
 
 OBJECTS: list[type[BaseModel]] = [
-    CrispMove, CrispOptions, P.Member, P.Between, P.You,
-    E.View, E.RoundView, E.TurnView, E.WindowView, E.YouView, E.LookView,
-]  # fmt: skip
+    CrispMove,
+    CrispOptions,
+    P.Member,
+    P.Between,
+    P.You,
+    E.View,
+    E.RoundView,
+    E.TurnView,
+    E.WindowView,
+    E.YouView,
+    E.LookView,
+]
 CRISPS_OBJECTS: list[type[BaseModel]] = [CrispsMove, CrispsOptionsModel, *CW.OBJECTS]
 OBJECT_NAMES = {m.__name__ for m in (*OBJECTS, *CRISPS_OBJECTS)}
 
@@ -534,8 +543,12 @@ def server_section(model: type[BaseModel], notes: str) -> str:
 
 def event_section(model: type[BaseModel]) -> str:
     kind = E.type_of(model)
-    parts = [msg_heading(model, "server → client, from the engine"), doc_of(model),
-             fields_table(model), examples_block(model, EXAMPLES[kind])]  # fmt: skip
+    parts = [
+        msg_heading(model, "server → client, from the engine"),
+        doc_of(model),
+        fields_table(model),
+        examples_block(model, EXAMPLES[kind]),
+    ]
     return "\n\n".join(parts)
 
 
@@ -544,8 +557,9 @@ def crisps_event_section(model: type[BaseModel]) -> str:
     arrow = "server → client, from the engine"
     heading = f'<a id="crisps-msg-{kind}"></a>\n\n### Crisps! `{kind}` ({arrow})'
     examples = crisps_messages()[kind]
-    return "\n\n".join([heading, doc_of(model), fields_table(model),
-                        examples_block(model, examples)])  # fmt: skip
+    return "\n\n".join(
+        [heading, doc_of(model), fields_table(model), examples_block(model, examples)]
+    )
 
 
 def crisps_view_examples() -> str:
@@ -581,9 +595,14 @@ def reflow(markdown: str, width: int = 100) -> str:
     fenced = False
 
     def wrap(text: str, first: str, rest: str) -> list[str]:
-        lines = textwrap.wrap(" ".join(text.split()), width, initial_indent=first,
-                              subsequent_indent=rest, break_long_words=False,
-                              break_on_hyphens=False)  # fmt: skip
+        lines = textwrap.wrap(
+            " ".join(text.split()),
+            width,
+            initial_indent=first,
+            subsequent_indent=rest,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
         for line in lines[1:]:
             if MARKDOWN_START.match(line.strip()):
                 raise ValueError(f"a wrapped line would start Markdown syntax: {line!r}")
@@ -655,8 +674,13 @@ MODELS: dict[str, dict[str, type[BaseModel]]] = {
     "crisps-event": {E.type_of(m): m for m in CW.EVENT_TYPES},
     "crisps-object": {m.__name__: m for m in CRISPS_OBJECTS},
 }
-SCHEMAS: dict[str, TypeAdapter[Any]] = {"client": P.CLIENT, "server": E.SERVER, "view": E.VIEW,
-                                        "crisps-server": CW.SERVER, "crisps-view": CW.VIEW}
+SCHEMAS: dict[str, TypeAdapter[Any]] = {
+    "client": P.CLIENT,
+    "server": E.SERVER,
+    "view": E.VIEW,
+    "crisps-server": CW.SERVER,
+    "crisps-view": CW.VIEW,
+}
 DIRECTIVE = re.compile(r"^@@([a-z-]+)(?: (\S+))?(?: (.+))?$")
 
 
@@ -716,8 +740,10 @@ def view_examples() -> str:
     seat_view, watcher_view = view_example()
     E.VIEW.validate_python(seat_view)
     E.VIEW.validate_python(watcher_view)
-    lines = [json.dumps(v, ensure_ascii=False, separators=(", ", ": ")) for v in (seat_view,
-             watcher_view)]  # fmt: skip
+    lines = [
+        json.dumps(v, ensure_ascii=False, separators=(", ", ": "))
+        for v in (seat_view, watcher_view)
+    ]
     return "```json\n" + "\n".join(lines) + "\n```"
 
 

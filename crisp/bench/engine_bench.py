@@ -1,6 +1,7 @@
 """``crisp bench engine``: actions and rounds per second of the pure engine, messages included.
 
-What it measures: complete games of ``random-legal`` play (crisp.engine.simulate) for 2, 4 and 8
+What it measures: complete games of ``random-legal`` play (crisp.engine.crisp.simulate) for 2, 4
+and 8
 players, host options at their defaults, on one core of this process. Every action counts (ready,
 draw, swap, discard, specials, takes, calls; deadlines applied by ``advance`` are not counted as
 actions), and every message the engine produces is routed to the list of each seat and of one
@@ -19,9 +20,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from crisp.engine.messages import Message, Out, deliver
-from crisp.engine.options import Options
-from crisp.engine.simulate import RANDOM_LEGAL, play_random
+from crisp.engine.crisp.messages import Message, Out, deliver
+from crisp.engine.crisp.options import Options
+from crisp.engine.crisp.simulate import RANDOM_LEGAL, play_random
 
 
 @dataclass

@@ -111,8 +111,12 @@ class Server:
 
     def __init__(self, argv: list[str], env: dict[str, str], core: set[int] | None) -> None:
         self.proc = subprocess.Popen(
-            argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-        )  # fmt: skip
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+        )
         if core is not None:  # before it has started its event loop (it has no other thread)
             os.sched_setaffinity(self.proc.pid, core)
         self.port = 0
@@ -191,13 +195,21 @@ class Window:
     errors: dict[str, int]
 
     def to_json(self, prefix: str = "") -> dict[str, Any]:
-        return {prefix + k: v for k, v in {
-            "msgs_per_s": round(self.msgs_per_s), "actions_per_s": round(self.actions_per_s),
-            "p50_ms": round(self.p50_ms, 2), "p95_ms": round(self.p95_ms, 2),
-            "p99_ms": round(self.p99_ms, 2), "max_ms": round(self.max_ms, 2),
-            "timed_actions": self.timed, "server_cpu_pct": round(self.server_cpu_pct, 1),
-            "generator_cpu_pct": round(self.generator_cpu_pct, 1), "errors": self.errors,
-        }.items()}  # fmt: skip
+        return {
+            prefix + k: v
+            for k, v in {
+                "msgs_per_s": round(self.msgs_per_s),
+                "actions_per_s": round(self.actions_per_s),
+                "p50_ms": round(self.p50_ms, 2),
+                "p95_ms": round(self.p95_ms, 2),
+                "p99_ms": round(self.p99_ms, 2),
+                "max_ms": round(self.max_ms, 2),
+                "timed_actions": self.timed,
+                "server_cpu_pct": round(self.server_cpu_pct, 1),
+                "generator_cpu_pct": round(self.generator_cpu_pct, 1),
+                "errors": self.errors,
+            }.items()
+        }
 
 
 async def measure(stats: Stats, pid: int, warmup: float, seconds: float) -> Window:
@@ -210,12 +222,18 @@ async def measure(stats: Stats, pid: int, warmup: float, seconds: float) -> Wind
     cpu1, mine1 = cpu_seconds(pid), time.process_time()
     ms = [x * 1000 for x in stats.latencies]
     return Window(
-        seconds=elapsed, msgs_per_s=stats.msgs / elapsed, actions_per_s=stats.actions / elapsed,
-        p50_ms=statistics.median(ms) if ms else float("nan"), p95_ms=percentile(ms, 0.95),
-        p99_ms=percentile(ms, 0.99), max_ms=max(ms) if ms else float("nan"), timed=len(ms),
+        seconds=elapsed,
+        msgs_per_s=stats.msgs / elapsed,
+        actions_per_s=stats.actions / elapsed,
+        p50_ms=statistics.median(ms) if ms else float("nan"),
+        p95_ms=percentile(ms, 0.95),
+        p99_ms=percentile(ms, 0.99),
+        max_ms=max(ms) if ms else float("nan"),
+        timed=len(ms),
         server_cpu_pct=100 * (cpu1 - cpu0) / elapsed,
-        generator_cpu_pct=100 * (mine1 - mine0) / elapsed, errors=dict(stats.errors),
-    )  # fmt: skip
+        generator_cpu_pct=100 * (mine1 - mine0) / elapsed,
+        errors=dict(stats.errors),
+    )
 
 
 # -- HTTP (room creation and joins) ----------------------------------------------------------------
@@ -235,7 +253,8 @@ class Http:
         data = json.dumps(body).encode()
         self.writer.write(
             f"POST {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(data)}\r\n\r\n".encode() + data
+            f"Content-Length: {len(data)}\r\n\r\n".encode()
+            + data
         )
         head = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1")
         length = 0
@@ -402,8 +421,12 @@ def on_game_text(conn: WsConn, data: bytes) -> None:
     elif typ == b"turn_end":
         if p.index == 0:
             room.turns += 1
-        if (seat == p.seat and room.caller is None and room.turns >= CRISP_AFTER
-                and b'"window_until":null' not in data):  # fmt: skip
+        if (
+            seat == p.seat
+            and room.caller is None
+            and room.turns >= CRISP_AFTER
+            and b'"window_until":null' not in data
+        ):
             room.caller = seat
             p.act("crisp")
     elif typ == b"turn" and seat == p.seat:
@@ -455,8 +478,14 @@ def on_room(p: Player, msg: dict[str, Any]) -> None:
     elif p.index == 0 and phase == "over" and room.rematched_game != msg["game"]:
         room.rematched_game = msg["game"]
         p.send({"type": "rematch"})
-    elif (p.index == 0 and phase == "lobby" and room.started_game != msg["game"] and room.pace.go
-          and len(msg["members"]) == 8 and all(m["connected"] for m in msg["members"])):
+    elif (
+        p.index == 0
+        and phase == "lobby"
+        and room.started_game != msg["game"]
+        and room.pace.go
+        and len(msg["members"]) == 8
+        and all(m["connected"] for m in msg["members"])
+    ):
         room.started_game = msg["game"]
         p.send({"type": "start"})
 
@@ -509,9 +538,11 @@ async def open_game(port: int, rooms: int, stats: Stats, pace: Pace) -> list[Gam
         room.players = [Player(room, i, tok) for i, tok in enumerate(tokens)]
         result.append(room)
         for p in room.players:
+
             async def job(p: Player = p, code: str = code) -> None:
                 p.conn = await connect(HOST, port, f"/ws/{code}", on_game_text, p)
                 p.send({"type": "hello", "token": p.token})
+
             jobs.append(job)
     await in_parallel(jobs, 64)
     await wait_until(lambda: all(p.v > 0 for r in result for p in r.players), 30 + rooms * 0.05)
@@ -551,13 +582,14 @@ async def run_game(
             if p.conn is not None:
                 p.conn.close()
     extra = {
-        "setup_s": round(setup_s, 1), "rooms_dealt": dealt,
+        "setup_s": round(setup_s, 1),
+        "rooms_dealt": dealt,
         "server_rss_empty_mb": round(base_kb / 1024, 1),
         "server_rss_open_mb": round(open_kb / 1024, 1),
         "server_rss_end_mb": round(end_kb / 1024, 1),
         "server_peak_rss_mb": round(peak_kb / 1024, 1),
         "kb_per_room": round((open_kb - base_kb) / max(1, rooms), 1),
-    }  # fmt: skip
+    }
     return window, extra
 
 
@@ -575,8 +607,10 @@ class BaseRoom:
         n = self.n
         self.n += 1
         self.pending[n] = [time.perf_counter(), 0.0]
-        body = (f'{{"t":{n % 997 + 0.25},"type":"discard","seat":{index},"card":"7H",'
-                f'"n":{n},"v":{n + 17}}}')  # fmt: skip
+        body = (
+            f'{{"t":{n % 997 + 0.25},"type":"discard","seat":{index},"card":"7H",'
+            f'"n":{n},"v":{n + 17}}}'
+        )
         self.conns[index].send_text(body.encode())
 
 
@@ -607,8 +641,10 @@ async def run_baseline(port: int, pid: int, rooms: int, warmup: float, seconds: 
     for i, room in enumerate(made):
         room.conns = [None] * 8  # type: ignore[list-item]
         for k in range(8):
+
             async def job(room: BaseRoom = room, i: int = i, k: int = k) -> None:
                 room.conns[k] = await connect(HOST, port, f"/ws/B{i}", on_base_text, (room, k))
+
             jobs.append(job)
     await asyncio.wait_for(in_parallel(jobs, 64), 60 + rooms * 0.2)
     await asyncio.sleep(0.5)
@@ -625,8 +661,12 @@ async def run_baseline(port: int, pid: int, rooms: int, warmup: float, seconds: 
 
 
 def server_env(fast: bool) -> dict[str, str]:
-    env = {**os.environ, "CRISP_LOG_LEVEL": "warning", "CRISP_ACCESS_LOG": "false",
-           "CRISP_LIMIT_EXEMPT_IPS": '["127.0.0.1"]'}  # every room from one address
+    env = {
+        **os.environ,
+        "CRISP_LOG_LEVEL": "warning",
+        "CRISP_ACCESS_LOG": "false",
+        "CRISP_LIMIT_EXEMPT_IPS": '["127.0.0.1"]',
+    }  # every room from one address
     if fast:  # players acting as fast as the rules allow exceed a phone's rate limit
         env.update(CRISP_RATE_PER_S="1000", CRISP_RATE_BURST="1000")
     return env
@@ -635,12 +675,31 @@ def server_env(fast: bool) -> dict[str, str]:
 def game_argv(tmp: str, speed: float) -> list[str]:
     profile = os.environ.get("CRISP_LOAD_PROFILE")  # a file: the game server runs under cProfile
     prof = ["-m", "cProfile", "-o", profile] if profile else []
-    return [sys.executable, *prof, "-m", "crisp", "serve", "--host", HOST, "--port", "0",
-            "--data-dir", tmp, "--clock-speed", str(speed)]  # fmt: skip
+    return [
+        sys.executable,
+        *prof,
+        "-m",
+        "crisp",
+        "serve",
+        "--host",
+        HOST,
+        "--port",
+        "0",
+        "--data-dir",
+        tmp,
+        "--clock-speed",
+        str(speed),
+    ]
 
 
-def run_throughput(rooms: int, speed: float, warmup: float, seconds: float, baseline: bool,
-                   server_core: set[int] | None) -> dict[str, Any]:  # fmt: skip
+def run_throughput(
+    rooms: int,
+    speed: float,
+    warmup: float,
+    seconds: float,
+    baseline: bool,
+    server_core: set[int] | None,
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(game_argv(tmp, speed), server_env(True), server_core)
         try:
@@ -669,8 +728,9 @@ def run_throughput(rooms: int, speed: float, warmup: float, seconds: float, base
     return result
 
 
-def run_human(rooms: int, warmup: float, seconds: float,
-              server_core: set[int] | None) -> dict[str, Any]:  # fmt: skip
+def run_human(
+    rooms: int, warmup: float, seconds: float, server_core: set[int] | None
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(game_argv(tmp, 1.0), server_env(False), server_core)
         try:
@@ -689,12 +749,22 @@ def machine() -> str:
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
-    return (f"{cpu or platform.processor()}, {os.cpu_count()} cores, {platform.machine()}, "
-            f"Linux {platform.release()}, Python {platform.python_version()}")  # fmt: skip
+    return (
+        f"{cpu or platform.processor()}, {os.cpu_count()} cores, {platform.machine()}, "
+        f"Linux {platform.release()}, Python {platform.python_version()}"
+    )
 
 
-def main(rooms: int, seconds: float, warmup: float, clock_speed: float, baseline: bool,
-         human: list[int], human_seconds: float, as_json: bool) -> int:  # fmt: skip
+def main(
+    rooms: int,
+    seconds: float,
+    warmup: float,
+    clock_speed: float,
+    baseline: bool,
+    human: list[int],
+    human_seconds: float,
+    as_json: bool,
+) -> int:
     nofile = raise_nofile()
     server_core, gen_core = cores()
     if gen_core is not None:
@@ -703,10 +773,11 @@ def main(rooms: int, seconds: float, warmup: float, clock_speed: float, baseline
         print(f"crisp bench load: the open-file limit ({nofile}) is too low", file=sys.stderr)
         return 2
     report: dict[str, Any] = {
-        "benchmark": "load", "machine": machine(),
+        "benchmark": "load",
+        "machine": machine(),
         "server_core": sorted(server_core) if server_core else None,
         "generator_core": sorted(gen_core) if gen_core else None,
-    }  # fmt: skip
+    }
     if rooms > 0:
         report.update(run_throughput(rooms, clock_speed, warmup, seconds, baseline, server_core))
         if not as_json:
@@ -727,37 +798,51 @@ def main(rooms: int, seconds: float, warmup: float, clock_speed: float, baseline
         report["human_capacity_rooms"] = capacity["rooms"] if capacity else 0
         report["human_capacity_peak_rss_mb"] = capacity["server_peak_rss_mb"] if capacity else None
         if not as_json:
-            print(f"Human-pace capacity: {report['human_capacity_rooms']} rooms of 8 with p99 "
-                  f"under 100 ms (server peak RSS {report['human_capacity_peak_rss_mb']} MB)")
+            print(
+                f"Human-pace capacity: {report['human_capacity_rooms']} rooms of 8 with p99 "
+                f"under 100 ms (server peak RSS {report['human_capacity_peak_rss_mb']} MB)"
+            )
     if as_json:
         print(json.dumps(report))
     return 0
 
 
 def print_throughput(r: dict[str, Any]) -> None:
-    print(f"Load: {r['rooms']} rooms of 8 players, clock speed {r['clock_speed']}, "
-          f"{r['machine']}; server on core {r['server_core']}, generator on {r['generator_core']}")
-    print(f"  game:     {r['game_actions_per_s']} actions/s, {r['game_msgs_per_s']} msgs/s; "
-          f"action->last seat p50 {r['game_p50_ms']} ms, p95 {r['game_p95_ms']} ms, "
-          f"p99 {r['game_p99_ms']} ms; server CPU {r['game_server_cpu_pct']}%, "
-          f"generator CPU {r['game_generator_cpu_pct']}%; refused {r['game_errors'] or 0}")
-    print(f"            server RSS empty {r['server_rss_empty_mb']} MB, with the rooms "
-          f"{r['server_rss_open_mb']} MB ({r['kb_per_room']} KB/room), "
-          f"peak {r['server_peak_rss_mb']} MB; setup {r['setup_s']} s, "
-          f"{r['rooms_dealt']} rooms dealt")
+    print(
+        f"Load: {r['rooms']} rooms of 8 players, clock speed {r['clock_speed']}, "
+        f"{r['machine']}; server on core {r['server_core']}, generator on {r['generator_core']}"
+    )
+    print(
+        f"  game:     {r['game_actions_per_s']} actions/s, {r['game_msgs_per_s']} msgs/s; "
+        f"action->last seat p50 {r['game_p50_ms']} ms, p95 {r['game_p95_ms']} ms, "
+        f"p99 {r['game_p99_ms']} ms; server CPU {r['game_server_cpu_pct']}%, "
+        f"generator CPU {r['game_generator_cpu_pct']}%; refused {r['game_errors'] or 0}"
+    )
+    print(
+        f"            server RSS empty {r['server_rss_empty_mb']} MB, with the rooms "
+        f"{r['server_rss_open_mb']} MB ({r['kb_per_room']} KB/room), "
+        f"peak {r['server_peak_rss_mb']} MB; setup {r['setup_s']} s, "
+        f"{r['rooms_dealt']} rooms dealt"
+    )
     if "baseline_msgs_per_s" in r:
-        print(f"  baseline: {r['baseline_actions_per_s']} msgs in/s, {r['baseline_msgs_per_s']} "
-              f"msgs/s; p50 {r['baseline_p50_ms']} ms, p95 {r['baseline_p95_ms']} ms, "
-              f"p99 {r['baseline_p99_ms']} ms; server CPU {r['baseline_server_cpu_pct']}%, "
-              f"generator CPU {r['baseline_generator_cpu_pct']}%")
-        print(f"  game / baseline messages per second: {r['ratio']}; "
-              f"p99 {r['game_p99_ms']} ms (game) vs {r['baseline_p99_ms']} ms (baseline)")
+        print(
+            f"  baseline: {r['baseline_actions_per_s']} msgs in/s, {r['baseline_msgs_per_s']} "
+            f"msgs/s; p50 {r['baseline_p50_ms']} ms, p95 {r['baseline_p95_ms']} ms, "
+            f"p99 {r['baseline_p99_ms']} ms; server CPU {r['baseline_server_cpu_pct']}%, "
+            f"generator CPU {r['baseline_generator_cpu_pct']}%"
+        )
+        print(
+            f"  game / baseline messages per second: {r['ratio']}; "
+            f"p99 {r['game_p99_ms']} ms (game) vs {r['baseline_p99_ms']} ms (baseline)"
+        )
 
 
 def print_human(r: dict[str, Any]) -> None:
-    print(f"Human pace, {r['rooms']} rooms of 8 (clock speed 1): {r['actions_per_s']} actions/s, "
-          f"{r['msgs_per_s']} msgs/s; p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms, "
-          f"max {r['max_ms']} ms; server CPU {r['server_cpu_pct']}%, generator CPU "
-          f"{r['generator_cpu_pct']}%; server RSS {r['server_rss_open_mb']} MB with the rooms, "
-          f"peak {r['server_peak_rss_mb']} MB ({r['kb_per_room']} KB/room); refused "
-          f"{r['errors'] or 0}; {'ok' if r['ok'] else 'over 100 ms'}")
+    print(
+        f"Human pace, {r['rooms']} rooms of 8 (clock speed 1): {r['actions_per_s']} actions/s, "
+        f"{r['msgs_per_s']} msgs/s; p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms, "
+        f"max {r['max_ms']} ms; server CPU {r['server_cpu_pct']}%, generator CPU "
+        f"{r['generator_cpu_pct']}%; server RSS {r['server_rss_open_mb']} MB with the rooms, "
+        f"peak {r['server_peak_rss_mb']} MB ({r['kb_per_room']} KB/room); refused "
+        f"{r['errors'] or 0}; {'ok' if r['ok'] else 'over 100 ms'}"
+    )

@@ -60,11 +60,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     settings = Settings()  # the same CRISP_* settings as the game server's
     config = uvicorn.Config(
-        create_app(), host=args.host, port=args.port, log_level=settings.log_level,
-        access_log=settings.access_log, ws_max_size=settings.max_message_bytes,
-        ws_per_message_deflate=False, ws_ping_interval=20, ws_ping_timeout=20,
-        proxy_headers=False, server_header=False,
-    )  # fmt: skip
+        create_app(),
+        host=args.host,
+        port=args.port,
+        log_level=settings.log_level,
+        access_log=settings.access_log,
+        ws_max_size=settings.max_message_bytes,
+        ws_per_message_deflate=False,
+        ws_ping_interval=20,
+        ws_ping_timeout=20,
+        proxy_headers=False,
+        server_header=False,
+    )
     server = uvicorn.Server(config)
     original_startup = server.startup
 

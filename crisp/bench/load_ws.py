@@ -53,9 +53,13 @@ class WsConn(asyncio.Protocol):
     """One client WebSocket. ``opened`` resolves when the handshake is done."""
 
     def __init__(
-        self, host: str, port: int, path: str, on_text: Callable[[WsConn, bytes], None],
+        self,
+        host: str,
+        port: int,
+        path: str,
+        on_text: Callable[[WsConn, bytes], None],
         owner: Any = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.request_key = base64.b64encode(os.urandom(16))
         self.expect = base64.b64encode(hashlib.sha1(self.request_key + GUID).digest())
         self.host, self.port, self.path = host, port, path
@@ -170,9 +174,13 @@ class WsConn(asyncio.Protocol):
 
 
 async def connect(
-    host: str, port: int, path: str, on_text: Callable[[WsConn, bytes], None], owner: Any = None,
+    host: str,
+    port: int,
+    path: str,
+    on_text: Callable[[WsConn, bytes], None],
+    owner: Any = None,
     timeout: float = 30.0,
-) -> WsConn:  # fmt: skip
+) -> WsConn:
     loop = asyncio.get_running_loop()
     _, conn = await asyncio.wait_for(
         loop.create_connection(lambda: WsConn(host, port, path, on_text, owner), host, port),

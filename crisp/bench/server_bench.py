@@ -36,8 +36,12 @@ NAMES = ["Ana", "Ben", "Chloé", "Dev", "Eli", "Fay", "Gus", "Hana"]
 
 
 def _post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    req = urllib.request.Request(base + path, json.dumps(body).encode(), method="POST",
-                                 headers={"content-type": "application/json"})  # fmt: skip
+    req = urllib.request.Request(
+        base + path,
+        json.dumps(body).encode(),
+        method="POST",
+        headers={"content-type": "application/json"},
+    )
     with urllib.request.urlopen(req, timeout=10) as resp:
         result: dict[str, Any] = json.loads(resp.read())
         return result
@@ -166,13 +170,32 @@ def main(actions: int, rooms: int, clock_speed: float, as_json: bool) -> int:
     import sys
 
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "CRISP_LOG_LEVEL": "warning", "CRISP_ACCESS_LOG": "false",
-               "CRISP_LIMIT_EXEMPT_IPS": '["127.0.0.1"]'}  # its rooms come from one address
+        env = {
+            **os.environ,
+            "CRISP_LOG_LEVEL": "warning",
+            "CRISP_ACCESS_LOG": "false",
+            "CRISP_LIMIT_EXEMPT_IPS": '["127.0.0.1"]',
+        }  # its rooms come from one address
         proc = subprocess.Popen(
-            [sys.executable, "-m", "crisp", "serve", "--host", "127.0.0.1", "--port", "0",
-             "--data-dir", tmp, "--clock-speed", str(clock_speed)],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "crisp",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--data-dir",
+                tmp,
+                "--clock-speed",
+                str(clock_speed),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+        )
         assert proc.stdout is not None
         port = None
         for line in proc.stdout:
@@ -210,8 +233,12 @@ def main(actions: int, rooms: int, clock_speed: float, as_json: bool) -> int:
         print(json.dumps(report))
     else:
         print(f"Latency, one room of 8 players on loopback ({report['machine']}):")
-        print(f"  {len(ms)} actions: p50 {report['p50_ms']} ms, p95 {report['p95_ms']} ms, "
-              f"p99 {report['p99_ms']} ms, max {report['max_ms']} ms")  # fmt: skip
-        print(f"Memory: {rooms} rooms of 8 members with a game dealt: RSS {report['rss_before_mb']}"
-              f" -> {report['rss_after_mb']} MB, {report['kb_per_room']} KB per room")  # fmt: skip
+        print(
+            f"  {len(ms)} actions: p50 {report['p50_ms']} ms, p95 {report['p95_ms']} ms, "
+            f"p99 {report['p99_ms']} ms, max {report['max_ms']} ms"
+        )
+        print(
+            f"Memory: {rooms} rooms of 8 members with a game dealt: RSS {report['rss_before_mb']}"
+            f" -> {report['rss_after_mb']} MB, {report['kb_per_room']} KB per room"
+        )
     return 0

@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from crisp.server.store import Storage, Store
+from crisp.server.store.sqlite import Storage, Store
 
 STATE = {"phase": "playing", "game_no": 1, "members": {str(i): {"name": f"p{i}"} for i in range(8)}}
 ENTRY = {"e": "act", "t": 12.345, "seat": 3, "do": "swap", "slot": "left"}
@@ -33,9 +33,13 @@ def run(store: Storage, changes: int, rooms: int) -> dict[str, float]:
         times.append(time.perf_counter() - start)
         seq[code] += 1
     times.sort()
-    return {"changes": changes, "mean_us": statistics.fmean(times) * 1e6,
-            "p50_us": times[len(times) // 2] * 1e6, "p99_us": times[int(len(times) * 0.99)] * 1e6,
-            "per_s": changes / sum(times)}  # fmt: skip
+    return {
+        "changes": changes,
+        "mean_us": statistics.fmean(times) * 1e6,
+        "p50_us": times[len(times) // 2] * 1e6,
+        "p99_us": times[int(len(times) * 0.99)] * 1e6,
+        "per_s": changes / sum(times),
+    }
 
 
 def main(changes: int, rooms: int, database_url: str | None, as_json: bool) -> int:
@@ -47,7 +51,7 @@ def main(changes: int, rooms: int, database_url: str | None, as_json: bool) -> i
         finally:
             sqlite.close()
     if database_url:
-        from crisp.server.pgstore import PgStore
+        from crisp.server.store.postgres import PgStore
 
         pg = PgStore(database_url, f"bench-{uuid.uuid4().hex[:6]}")
         try:
@@ -60,7 +64,9 @@ def main(changes: int, rooms: int, database_url: str | None, as_json: bool) -> i
         print(json.dumps(results))
         return 0
     for name, r in results.items():
-        print(f"{name:9} {r['changes']} changes: mean {r['mean_us']:.0f} us, "
-              f"p50 {r['p50_us']:.0f} us, p99 {r['p99_us']:.0f} us "
-              f"({r['per_s']:,.0f} a second)")  # fmt: skip
+        print(
+            f"{name:9} {r['changes']} changes: mean {r['mean_us']:.0f} us, "
+            f"p50 {r['p50_us']:.0f} us, p99 {r['p99_us']:.0f} us "
+            f"({r['per_s']:,.0f} a second)"
+        )
     return 0

@@ -15,22 +15,22 @@ from fastapi import Depends, FastAPI, HTTPException, Request, WebSocket
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import JSONResponse, Response
 
-from crisp.server import logbudget, room_limits
 from crisp.server.clock import Clock, LoopClock
-from crisp.server.closecodes import CloseCode
-from crisp.server.http_guard import BodyLimit, SecurityHeaders
-from crisp.server.hub import Hub
-from crisp.server.leases import Leases, RoomBusy
-from crisp.server.members import is_code, normalize_code
-from crisp.server.pages import mount_client
-from crisp.server.protocol import CreateRequest, Joined, JoinRequest
-from crisp.server.ratelimit import Limiters, LimitRefused
-from crisp.server.refused import Refused
+from crisp.server.http.guard import BodyLimit, SecurityHeaders
+from crisp.server.http.pages import mount_client
+from crisp.server.limits import logbudget, room_limits
+from crisp.server.limits.ratelimit import Limiters, LimitRefused
 from crisp.server.registry import Registry
-from crisp.server.room import Room
+from crisp.server.rooms.hub import Hub
+from crisp.server.rooms.members import is_code, normalize_code
+from crisp.server.rooms.refused import Refused
+from crisp.server.rooms.room import Room
 from crisp.server.settings import Settings
-from crisp.server.store import Storage, Store
-from crisp.server.wsloop import endpoint
+from crisp.server.store.leases import Leases, RoomBusy
+from crisp.server.store.sqlite import Storage, Store
+from crisp.server.wire.closecodes import CloseCode
+from crisp.server.wire.protocol import CreateRequest, Joined, JoinRequest
+from crisp.server.wire.wsloop import endpoint
 
 log = logging.getLogger("crisp.server")
 
@@ -41,8 +41,9 @@ async def claimed(hub: Hub, code: str) -> Room | None:
     try:
         return await hub.find(normalize_code(code))
     except RoomBusy as err:
-        raise LimitRefused(503, "unavailable", "this room is moving between servers: try again",
-                           retry_after=1) from err  # fmt: skip
+        raise LimitRefused(
+            503, "unavailable", "this room is moving between servers: try again", retry_after=1
+        ) from err
 
 
 async def claim_room(code: str, request: Request) -> None:
@@ -64,7 +65,7 @@ def open_store(settings: Settings) -> tuple[Storage, Leases | None]:
     SQLite file of ``data_dir``."""
     if not settings.database_url:
         return Store(settings.db_path), None
-    from crisp.server.pgstore import PgStore
+    from crisp.server.store.postgres import PgStore
 
     node = settings.node_id or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
     store = PgStore(settings.database_url, node, settings.lease_s)
@@ -75,9 +76,12 @@ FoundRoom = Annotated[Room, Depends(find_room)]
 
 
 def create_app(
-    settings: Settings | None = None, *, games: Registry | None = None,
-    store: Storage | None = None, clock: Clock | None = None,
-) -> FastAPI:  # fmt: skip
+    settings: Settings | None = None,
+    *,
+    games: Registry | None = None,
+    store: Storage | None = None,
+    clock: Clock | None = None,
+) -> FastAPI:
     """The application. Its games come from ``settings.games`` unless given; its store is the
     SQLite file of ``settings.data_dir`` unless given; its clock the event loop's."""
     settings = settings or Settings()
@@ -149,8 +153,11 @@ def create_app(
                 hub.rooms.pop(room.code, None)
                 raise
 
-    @app.post("/api/rooms/{code}/join", status_code=201,
-              dependencies=[limits.depend_lookup(exists, limits.join), claim])  # fmt: skip
+    @app.post(
+        "/api/rooms/{code}/join",
+        status_code=201,
+        dependencies=[limits.depend_lookup(exists, limits.join), claim],
+    )
     async def join_room(room: FoundRoom, body: JoinRequest) -> Joined:
         async with room.lock:
             return joined(room, body.name)

@@ -220,7 +220,13 @@ class GameSpec(Protocol):
         """The game of ``entries`` (its head first) as it was after the last one."""
 
     def make_bot(
-        self, level: str, seat: int, players: list[str], options: Fields,
-        view: dict[str, Any] | None, seed: int, /,
-    ) -> SeatBot:  # fmt: skip
+        self,
+        level: str,
+        seat: int,
+        players: list[str],
+        options: Fields,
+        view: dict[str, Any] | None,
+        seed: int,
+        /,
+    ) -> SeatBot:
         """A bot for ``seat``; mid-game it starts from the seat's view."""

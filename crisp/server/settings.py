@@ -75,28 +75,37 @@ class Settings(BaseSettings):
         "out); unset: the embedded SQLite file of data_dir, for one process",
     )
     workers: int = Field(
-        1, ge=1, le=64, description="server processes on this machine (more than 1: they share "
+        1,
+        ge=1,
+        le=64,
+        description="server processes on this machine (more than 1: they share "
         "the rooms through PostgreSQL, database_url, behind HAProxy on host:port; README: Scale "
         "out)",
-    )  # fmt: skip
+    )
     node_id: str | None = Field(
         None, description="this process's name in the room leases (default: host-pid-random)"
     )
     lease_s: float = Field(
-        4, gt=0, description="PostgreSQL: seconds a room's lease lasts without renewal (after a "
+        4,
+        gt=0,
+        description="PostgreSQL: seconds a room's lease lasts without renewal (after a "
         "node dies, its rooms can be claimed by others this long after its last renewal)",
-    )  # fmt: skip
+    )
     lease_renew_s: float = Field(
         1, gt=0, description="PostgreSQL: how often a node renews all its leases (one statement)"
     )
     handover_check_s: float = Field(
-        0.2, gt=0, description="PostgreSQL: how often a node looks for rooms another node asked "
+        0.2,
+        gt=0,
+        description="PostgreSQL: how often a node looks for rooms another node asked "
         "for (it then hands them over: the wait of a room's first request on its node)",
-    )  # fmt: skip
+    )
     claim_wait_s: float = Field(
-        8, gt=0, description="PostgreSQL: how long a request for a room another node holds waits "
+        8,
+        gt=0,
+        description="PostgreSQL: how long a request for a room another node holds waits "
         "for it to be handed over (or its lease to run out) before a 503",
-    )  # fmt: skip
+    )
     log_level: str = Field("info", description="uvicorn's log level")
     access_log: bool = Field(True, description="log each HTTP request (never tokens or cards)")
     access_log_healthz: bool = Field(False, description="log the health checks (/healthz) too")
@@ -123,10 +132,11 @@ class Settings(BaseSettings):
     join_total_per_s: float = Field(50, gt=0, description="joins a second, in total")
     join_total_burst: int = Field(200, ge=1, description="joins at once, in total")
     lookup_ip_per_min: float = Field(
-        120, gt=0,
+        120,
+        gt=0,
         description="requests naming a room code a minute, per IP (GET /api/rooms/CODE, /r/CODE, "
         "the QR code, the record, joins and WebSocket opens)",
-    )  # fmt: skip
+    )
     lookup_ip_burst: int = Field(
         60, ge=1, description="requests naming a code at once, per IP (8 phones behind one NAT)"
     )
@@ -134,13 +144,16 @@ class Settings(BaseSettings):
         100, gt=0, description="requests naming a room code a second, in total (bounds guessing)"
     )
     lookup_total_burst: int = Field(
-        2000, ge=1, description="requests naming a room code at once, in total (a restart's "
-        "reconnections)",
-    )  # fmt: skip
+        2000,
+        ge=1,
+        description="requests naming a room code at once, in total (a restart's reconnections)",
+    )
     miss_ip_per_min: float = Field(
-        1, gt=0, description="lookups of a code that does not exist a minute, per IP; once spent, "
+        1,
+        gt=0,
+        description="lookups of a code that does not exist a minute, per IP; once spent, "
         "every lookup of that IP is refused until it refills",
-    )  # fmt: skip
+    )
     miss_ip_burst: int = Field(10, ge=1, description="lookups of unknown codes at once, per IP")
     ws_ip_per_min: float = Field(60, gt=0, description="WebSocket opens a minute, per IP")
     ws_ip_burst: int = Field(20, ge=1, description="WebSocket opens at once, per IP")
@@ -166,19 +179,22 @@ class Settings(BaseSettings):
         10, gt=0, description="seconds a connection has to send a request's headers"
     )
     http_pending_max: int = Field(
-        256, ge=1,
+        256,
+        ge=1,
         description="connections still sending their headers at most; one more closes the "
         "oldest (a slow-header flood cannot use up the file descriptors)",
-    )  # fmt: skip
+    )
     http_keep_alive_s: int = Field(5, ge=1, description="seconds an idle HTTP connection is kept")
     http_concurrency_max: int = Field(
-        10_000, ge=16,
+        10_000,
+        ge=16,
         description="connections and tasks at once (uvicorn's limit_concurrency: 503 beyond it); "
         "lowered to the process's file limit less a margin",
-    )  # fmt: skip
+    )
     http_backlog: int = Field(2048, ge=16, description="the listening socket's backlog")
     gc_thresholds: str = Field(
-        "50000,50,100", pattern=r"^[0-9]{1,9},[0-9]{1,6},[0-9]{1,6}$",
+        "50000,50,100",
+        pattern=r"^[0-9]{1,9},[0-9]{1,6},[0-9]{1,6}$",
         description="the garbage collector's three thresholds (gc.set_threshold) for "
         "`crisp serve`: with thousands of sockets a full collection walks every long-lived "
         "object (about 1 s at 1,000 rooms of 8) and stalls every room; Python's default is "
@@ -198,10 +214,11 @@ class Settings(BaseSettings):
         32, ge=2, description="deepest nesting of arrays and objects in a message (bad_json beyond)"
     )
     log_template_per_min: int = Field(
-        60, ge=1,
+        60,
+        ge=1,
         description="server-wide log lines a minute of each kind (the same message template, "
         "e.g. a refused foreign Origin), then one line counting the dropped",
-    )  # fmt: skip
+    )
 
     @property
     def db_path(self) -> Path:

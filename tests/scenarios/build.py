@@ -1,9 +1,10 @@
 """Writes the scenario files of this folder from the readable definitions below.
 
 Run ``python tests/scenarios/build.py`` from the repository root; the JSON files it writes are
-committed as data. Every expected result here is worked out by hand from RULES.md (the "why" of
+committed as data. Every expected result here is worked out by hand from docs/rules.md (the "why" of
 each scenario shows the working); nothing is computed by the engine. The builder only lays out
-decks (tests/stacking.py) and, for the long recycling rounds, the routine draw-and-discard turns.
+decks (tests/support/stacking.py) and, for the long recycling rounds, the routine draw-and-discard
+turns.
 
 Conventions: hands are per seat as [left, middle, right]; "E" is the time a turn ended; with no
 timer a turn normally draws at E + 2.5 (the next player may start at E + 2, R-WINDOW).

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from crisp.engine import Game, IllegalAction, Options, Out, actions
-from crisp.engine.fairness import Fairness
-from crisp.engine.timing import to_seconds
+from crisp.engine.common.fairness import Fairness
+from crisp.engine.crisp import Game, IllegalAction, Options, Out, actions
+from crisp.engine.crisp.timing import to_seconds
 from crisp.server.seam import Absence, BadFields, Change, LogEntry, MoveRefused, Seeds, Status
 
 
@@ -74,10 +74,14 @@ class CrispMatch:
     def new(
         cls, players: list[str], options: dict[str, Any], number: int, seeds: Seeds
     ) -> tuple[CrispMatch, LogEntry]:
-        head = {"e": "game", "no": number, "players": players,
-                "options": Options.from_record(options).to_record(),
-                "server_seed": seeds.server_seed.hex(),
-                "client_seeds": list(seeds.client_seeds)}  # fmt: skip
+        head = {
+            "e": "game",
+            "no": number,
+            "players": players,
+            "options": Options.from_record(options).to_record(),
+            "server_seed": seeds.server_seed.hex(),
+            "client_seeds": list(seeds.client_seeds),
+        }
         return cls(head), head
 
     @classmethod

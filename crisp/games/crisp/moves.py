@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from crisp.engine import actions
+from crisp.engine.crisp import actions
 from crisp.server.seam import BadFields
 
 Slot = Literal["left", "middle", "right"]
@@ -37,7 +37,8 @@ class CrispMove(_Strict):
 
 
 class CrispOptions(_Strict):
-    """The fields of an ``options`` message in a Crisp room: the three options of RULES.md §6."""
+    """The fields of an ``options`` message in a Crisp room: the three options of docs/rules.md
+    §6."""
 
     limit: Literal[50, 100, 150] = Field(
         description="the game ends when a total reaches this (R-OPT-LIMIT)"

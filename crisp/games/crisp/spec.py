@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crisp.bots import make_bot
-from crisp.bots.base import Bot
-from crisp.engine import Options
-from crisp.engine.game import MAX_PLAYERS, MIN_PLAYERS
+from crisp.bots.crisp import make_bot
+from crisp.bots.crisp.base import Bot
+from crisp.engine.crisp import Options
+from crisp.engine.crisp.game import MAX_PLAYERS, MIN_PLAYERS
 from crisp.games.crisp import moves
 from crisp.games.crisp.match import CrispMatch
 from crisp.server.seam import Decision, LogEntry, Match, Seeds
 
 
 class CrispBot:
-    """A bot of ``crisp.bots`` at a server's seat. A crisp call is timed by the bot itself,
+    """A bot of ``crisp.bots.crisp`` at a server's seat. A crisp call is timed by the bot itself,
     inside its window; anything else waits a human moment."""
 
     def __init__(self, bot: Bot) -> None:
@@ -55,9 +55,14 @@ class CrispSpec:
         return CrispMatch.from_log(entries)
 
     def make_bot(
-        self, level: str, seat: int, players: list[str], options: dict[str, Any],
-        view: dict[str, Any] | None, seed: int,
-    ) -> CrispBot:  # fmt: skip
+        self,
+        level: str,
+        seat: int,
+        players: list[str],
+        options: dict[str, Any],
+        view: dict[str, Any] | None,
+        seed: int,
+    ) -> CrispBot:
         bot = make_bot(level, seat, players, options, seed)
         if view is not None:
             bot.load_view(view)

@@ -1,11 +1,12 @@
 """Crisp's messages on the wire as pydantic models: the engine's events, and the view.
 
-The event models are derived from the engine's event dataclasses (``crisp.engine.events``): their
+The event models are derived from the engine's event dataclasses (``crisp.engine.crisp.events``):
+their
 fields, types and descriptions, and their docstrings, are the dataclasses' own, so nothing is
 written twice; each gets one field more, ``v``, the room version the server adds. The view of a
 ``state`` message (the engine's ``game.view(seat)``) is modelled here, as are ``ServerEvent`` (the
 union of the engine's messages) and ``ServerMessage`` (everything the server sends for Crisp).
-``docs/protocol.md`` is generated from these models and ``crisp/server/protocol.py`` by
+``docs/protocol.md`` is generated from these models and ``crisp/server/wire/protocol.py`` by
 ``tools/protocol_doc.py``; tests validate every message of many engine games and of real games on
 a real server against them.
 """
@@ -19,12 +20,12 @@ from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origi
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from crisp.engine import events as engine_events
-from crisp.engine.events import DOC, OMIT, Wire
-from crisp.engine.phase import Phase
+from crisp.engine.crisp import events as engine_events
+from crisp.engine.crisp.events import DOC, OMIT, Wire
+from crisp.engine.crisp.phase import Phase
 from crisp.games.crisp.moves import CrispOptions
-from crisp.server import protocol as P
-from crisp.server.protocol import Card, Seat, Slot
+from crisp.server.wire import protocol as P
+from crisp.server.wire.protocol import Card, Seat, Slot
 
 #: A game time: seconds since the current round's deal (the clock of ``t``).
 GameTime = Annotated[float, Field(ge=0)]
@@ -247,7 +248,7 @@ class RoundScores(_Strict):
 
 
 class View(_Strict):
-    """What a seat (or a spectator) may see now (RULES.md §7): the game, and its current round.
+    """What a seat (or a spectator) may see now (docs/rules.md §7): the game, and its current round.
     It is the whole state a client needs to draw the table; later messages update it."""
 
     omitted_not_null: ClassVar[frozenset[str]] = frozenset({"fairness"})
@@ -268,10 +269,11 @@ class View(_Strict):
     over: bool = Field(description="the game is over")
     winners: list[Seat] = Field(description="the winning seats once the game is over, else []")
     fairness: dict[str, Any] | SkipJsonSchema[None] = Field(
-        None, description="the record's fairness object (docs/fairness.md): the commitment and "
+        None,
+        description="the record's fairness object (docs/fairness.md): the commitment and "
         "the client seeds, and the server seed once the game is over; left out for a game dealt "
         "before the commit-reveal shuffle",
-    )  # fmt: skip
+    )
     round: RoundView = Field(description="the current (or last) round")
 
 

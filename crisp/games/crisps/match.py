@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from crisp.crisps.engine import CrispsGame, CrispsOptions, CrispsRefusal, Out
-from crisp.engine.fairness import Fairness
+from crisp.engine.common.fairness import Fairness
+from crisp.engine.crisps import CrispsGame, CrispsOptions, CrispsRefusal, Out
 from crisp.server.seam import Absence, Change, LogEntry, MoveRefused, Seeds, Status
 
 
@@ -44,17 +44,22 @@ class CrispsMatch:
     def __init__(self, head: LogEntry) -> None:
         self.head = head
         fair = Fairness(bytes.fromhex(head["server_seed"]), tuple(head["client_seeds"]))
-        self.game = CrispsGame(list(head["players"]), CrispsOptions.from_record(head["options"]),
-                               fairness=fair)  # fmt: skip
+        self.game = CrispsGame(
+            list(head["players"]), CrispsOptions.from_record(head["options"]), fairness=fair
+        )
 
     @classmethod
     def new(
         cls, players: list[str], options: dict[str, Any], number: int, seeds: Seeds
     ) -> tuple[CrispsMatch, LogEntry]:
-        head = {"e": "game", "no": number, "players": players,
-                "options": CrispsOptions.from_record(options).to_record(),
-                "server_seed": seeds.server_seed.hex(),
-                "client_seeds": list(seeds.client_seeds)}  # fmt: skip
+        head = {
+            "e": "game",
+            "no": number,
+            "players": players,
+            "options": CrispsOptions.from_record(options).to_record(),
+            "server_seed": seeds.server_seed.hex(),
+            "client_seeds": list(seeds.client_seeds),
+        }
         return cls(head), head
 
     @classmethod

@@ -1,5 +1,5 @@
 """Crisps!'s moves and host options as they arrive from a phone: their shape, checked with
-pydantic (the rules come later, in the engine: CRISPS.md §10)."""
+pydantic (the rules come later, in the engine: docs/rules-crisps.md §10)."""
 
 from __future__ import annotations
 
@@ -22,28 +22,36 @@ class CrispsMove(_Strict):
         "`pass` (the follower ends the trick), `draw` (the trick's winner chooses with `take`)"
     )
     cards: str | None = Field(
-        None, min_length=1, max_length=40, pattern=r"^[1-9X]+$",
+        None,
+        min_length=1,
+        max_length=40,
+        pattern=r"^[1-9X]+$",
         description="play: the combination, ranks 1-9 and X in any order (`3344`, `X`)",
-    )  # fmt: skip
+    )
     take: Literal["faceup", "blind"] | None = Field(
         None, description="draw: the face-up card or the blind top card of the pile"
     )
 
 
 class CrispsOptions(_Strict):
-    """The fields of an ``options`` message in a Crisps! room: the options of CRISPS.md §7."""
+    """The fields of an ``options`` message in a Crisps! room: the options of docs/rules-crisps.md
+    §7."""
 
-    no_faceup: bool = Field(False, description="no face-up card: draws are blind and automatic "
-                            "(CS-OPT-NO-FACEUP)")  # fmt: skip
-    crisp_runs: bool = Field(False, description="a Crisp may end a run or pair run, as the rank "
-                             "above 9 (CS-OPT-CRISP-RUNS)")  # fmt: skip
-    auto_skip: bool = Field(False, description="skip a follower who cannot possibly follow, by "
-                            "the cards played so far (CS-OPT-SKIP)")  # fmt: skip
+    no_faceup: bool = Field(
+        False, description="no face-up card: draws are blind and automatic (CS-OPT-NO-FACEUP)"
+    )
+    crisp_runs: bool = Field(
+        False,
+        description="a Crisp may end a run or pair run, as the rank above 9 (CS-OPT-CRISP-RUNS)",
+    )
+    auto_skip: bool = Field(
+        False,
+        description="skip a follower who cannot possibly follow, by "
+        "the cards played so far (CS-OPT-SKIP)",
+    )
     timer: Literal[30, 45, 60] | None = Field(
         None, description="seconds per decision, or null: no time (CS-OPT-TIMER)"
     )
-
-
 
 
 def _checked(model: type[_Strict], fields: dict[str, Any], drop_none: bool) -> dict[str, Any]:

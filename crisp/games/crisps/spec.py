@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from crisp.crisps.engine import CrispsOptions
+from crisp.engine.crisps import CrispsOptions
 from crisp.games.crisps import moves
 from crisp.games.crisps.match import CrispsMatch
 from crisp.server.seam import Decision, LogEntry, Match, SeatBot, Seeds
@@ -15,7 +15,7 @@ THINK = 1.0  # the fallback bot's pause, game seconds
 
 
 class LegalRandomBot:
-    """The fallback bot while ``crisp.crisps.bots`` does not exist: a random legal move from
+    """The fallback bot while ``crisp.bots.crisps`` does not exist: a random legal move from
     the ``turn`` messages of its own seat (it never sees more than that seat may). Its choice
     stays the same until the game moves on (the server asks again after every change)."""
 
@@ -52,7 +52,7 @@ class LegalRandomBot:
 
 
 class _Wrapped:
-    """A bot of ``crisp.crisps.bots`` at a server's seat: it may answer ``decide`` with a
+    """A bot of ``crisp.bots.crisps`` at a server's seat: it may answer ``decide`` with a
     ``Decision`` or with ``(at, move)``."""
 
     def __init__(self, bot: Any) -> None:
@@ -92,11 +92,16 @@ class CrispsSpec:
         return CrispsMatch.from_log(entries)
 
     def make_bot(
-        self, level: str, seat: int, players: list[str], options: dict[str, Any],
-        view: dict[str, Any] | None, seed: int,
-    ) -> SeatBot:  # fmt: skip
+        self,
+        level: str,
+        seat: int,
+        players: list[str],
+        options: dict[str, Any],
+        view: dict[str, Any] | None,
+        seed: int,
+    ) -> SeatBot:
         try:
-            from crisp.crisps.bots import make_bot  # type: ignore[import-not-found,unused-ignore]
+            from crisp.bots.crisps import make_bot  # type: ignore[import-not-found,unused-ignore]
         except ImportError:  # the bots land on their own branch: a legal-random stand-in
             return LegalRandomBot(seat, seed, view)
         bot = make_bot(level, seat, players, options, seed)

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from crisp.games.crisps.moves import CrispsOptions
-from crisp.server import protocol as P
+from crisp.server.wire import protocol as P
 
 Seat = Annotated[int, Field(ge=0, le=1)]
 Rank = Literal["1", "2", "3", "4", "5", "6", "7", "8", "9", "X"]
@@ -42,8 +42,9 @@ class _Strict(BaseModel):
 
 
 class _Event(_Strict):
-    v: int = Field(ge=0, description="the room version of the change that made it (added by "
-                   "the server)")  # fmt: skip
+    v: int = Field(
+        ge=0, description="the room version of the change that made it (added by the server)"
+    )
 
 
 class CrispsCombo(_Strict):
@@ -74,7 +75,7 @@ class CrispsGameEvent(_Event):
     type: Literal["game"]
     game: Literal["crisps"] = Field(description="always `crisps`")
     players: list[str] = Field(min_length=2, max_length=2, description="the names, by seat")
-    options: CrispsOptions = Field(description="the host's options (CRISPS.md §7)")
+    options: CrispsOptions = Field(description="the host's options (docs/rules-crisps.md §7)")
     fairness: CrispsFairness | SkipJsonSchema[None] = Field(
         None, description="the commitment and client seeds (a server's game)"
     )
@@ -193,9 +194,16 @@ class CrispsClockEvent(_Event):
 
 
 EVENT_TYPES: tuple[type[_Event], ...] = (
-    CrispsGameEvent, CrispsRoundEvent, CrispsTurnEvent, CrispsPlayEvent, CrispsPassEvent,
-    CrispsDrawEvent, CrispsRoundEndEvent, CrispsGameOverEvent, CrispsClockEvent,
-)  # fmt: skip
+    CrispsGameEvent,
+    CrispsRoundEvent,
+    CrispsTurnEvent,
+    CrispsPlayEvent,
+    CrispsPassEvent,
+    CrispsDrawEvent,
+    CrispsRoundEndEvent,
+    CrispsGameOverEvent,
+    CrispsClockEvent,
+)
 ServerEvent = Annotated[Union[EVENT_TYPES], Field(discriminator="type")]  # type: ignore[valid-type]  # noqa: UP007
 SERVER_EVENT: TypeAdapter[Any] = TypeAdapter(ServerEvent)
 #: Everything the server sends on a WebSocket in a Crisps! room.
@@ -242,8 +250,8 @@ class CrispsHistory(_Strict):
 
 
 class CrispsView(_Strict):
-    """The `view` of a `state` in a Crisps! room (CRISPS.md §9): everything public, your own
-    hand, and your choices when your decision is due."""
+    """The `view` of a `state` in a Crisps! room (docs/rules-crisps.md §9): everything public, your
+    own hand, and your choices when your decision is due."""
 
     omitted_not_null: ClassVar[frozenset[str]] = frozenset({"hand", "fairness"})
     game: Literal["crisps"] = Field(description="always `crisps`")
@@ -261,7 +269,8 @@ class CrispsView(_Strict):
     trick: list[CrispsTrickPlay] = Field(description="the current trick's plays, in order")
     played: Cards = Field(description="every card played this round")
     known: list[Cards] = Field(
-        min_length=2, max_length=2,
+        min_length=2,
+        max_length=2,
         description="by seat: the face-up cards it took this round and has not played since "
         "(CS-SEE-PUBLIC: a face-up card taken stays known to both)",
     )
@@ -280,6 +289,11 @@ class CrispsView(_Strict):
 
 VIEW: TypeAdapter[CrispsView] = TypeAdapter(CrispsView)
 OBJECTS: tuple[type[BaseModel], ...] = (
-    CrispsCombo, CrispsFairness, CrispsView, CrispsTrickPlay, CrispsDue, CrispsLastRound,
+    CrispsCombo,
+    CrispsFairness,
+    CrispsView,
+    CrispsTrickPlay,
+    CrispsDue,
+    CrispsLastRound,
     CrispsHistory,
-)  # fmt: skip
+)

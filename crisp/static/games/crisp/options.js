@@ -1,4 +1,4 @@
-// Crisp's lobby options (RULES.md §6): the form (read-only for all but the host) and the body of
+// Crisp's lobby options (docs/rules.md §6): the form (read-only for all but the host) and the body of
 // the `options` message a change sends (every option each time).
 import { t } from "../../i18n.js";
 import { html } from "../../shell/html.js";

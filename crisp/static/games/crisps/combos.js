@@ -1,4 +1,4 @@
-// Crisps! combinations (CRISPS.md §3), for naming only: the table names a selection ("Pair of
+// Crisps! combinations (docs/rules-crisps.md §3), for naming only: the table names a selection ("Pair of
 // 7s", "Run 3–6") and says why a set is no combination. Whether a combination may follow is the
 // server's word alone (the `legal` list of the due seat): nothing here decides a follow rule.
 import { t } from "../../i18n.js";

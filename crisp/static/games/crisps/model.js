@@ -1,4 +1,4 @@
-// Crisps! as this phone knows it, built from the server's messages only (CRISPS-CONTRACT.md).
+// Crisps! as this phone knows it, built from the server's messages only (docs/protocol.md).
 // The memory rule holds here too: the opponent's hand and the pile are counts, never cards; a
 // blind card is known only to the seat that got it (CS-SEE-DRAW), and the set-aside cards and
 // the loser's hand only once the round is over (CS-SEE-END).

@@ -1,4 +1,4 @@
-// Crisps! lobby options (CRISPS.md §7): the form (read-only for all but the host) and the body
+// Crisps! lobby options (docs/rules-crisps.md §7): the form (read-only for all but the host) and the body
 // of the `options` message a change sends (every option each time).
 import { t } from "../../i18n.js";
 import { html } from "../../shell/html.js";

@@ -1,4 +1,4 @@
-// A refused action in words: the CS- rule of CRISPS.md §10 that it broke, not a code.
+// A refused action in words: the CS- rule of docs/rules-crisps.md §10 that it broke, not a code.
 import { t } from "../../i18n.js";
 
 const RULES = {

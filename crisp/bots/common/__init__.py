@@ -1,0 +1,1 @@
+"""What every game's bots share."""

@@ -1,1 +1,0 @@
-"""Crisps!, the second game: a 2-player climbing card game (docs/rules-crisps.md)."""

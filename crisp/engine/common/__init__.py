@@ -1,0 +1,1 @@
+"""What every rules engine shares: the commit–reveal fairness of a shuffle (``fairness``)."""

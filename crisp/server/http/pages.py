@@ -1,0 +1,80 @@
+"""The phone client: the page shell, its static files (with gzip), the manifest and QR codes."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import segno
+from fastapi import FastAPI, Request
+from fastapi.params import Depends
+from fastapi.responses import HTMLResponse, Response
+from starlette.staticfiles import StaticFiles
+
+HERE = Path(__file__).resolve().parents[2]  # the crisp package (this is crisp/server/http/pages.py)
+STATIC = HERE / "static"
+SHELL = (HERE / "templates" / "index.html").read_text(encoding="utf-8")
+NO_STORE = {"Cache-Control": "no-cache"}
+
+
+class CachedStatic(StaticFiles):
+    """Static files revalidated on each load (ETag), so an update is never half-applied."""
+
+    def file_response(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        response = super().file_response(*args, **kwargs)
+        response.headers.setdefault("Cache-Control", "no-cache")
+        return response
+
+
+def room_qr_svg(url: str) -> str:
+    """A QR code of ``url`` as SVG, made here (no third-party service sees the room link)."""
+    out = io.BytesIO()
+    segno.make(url, error="m").save(
+        out, kind="svg", scale=6, border=2, xmldecl=False, svgns=True, dark="#000", light="#fff"
+    )
+    return out.getvalue().decode()
+
+
+def mount_client(
+    app: FastAPI,
+    room_exists: Callable[[str], bool],
+    lookup: Sequence[Depends] = (),
+    claim: Depends | None = None,
+) -> None:
+    """The client's routes: ``/`` and ``/r/{code}`` serve the same page, which routes itself.
+    ``lookup``: the dependencies of a route naming a room code (its claim and rate limits);
+    ``claim``: the claim alone (a shared store: the room is served here from now on)."""
+    app.mount("/static", CachedStatic(directory=STATIC), name="static")
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def home() -> HTMLResponse:
+        return HTMLResponse(SHELL, headers=NO_STORE)
+
+    @app.get("/r/{code}", response_class=HTMLResponse, include_in_schema=False, dependencies=lookup)
+    async def room_page(code: str) -> HTMLResponse:
+        status = 200 if room_exists(code) else 404
+        return HTMLResponse(SHELL, status_code=status, headers=NO_STORE)
+
+    @app.get(
+        "/r/{code}/tv",
+        response_class=HTMLResponse,
+        include_in_schema=False,
+        dependencies=[claim] if claim is not None else [],
+    )
+    async def room_tv_page(code: str) -> HTMLResponse:
+        """Table mode for a big screen: the same page, which connects as a watcher."""
+        status = 200 if room_exists(code) else 404
+        return HTMLResponse(SHELL, status_code=status, headers=NO_STORE)
+
+    @app.get("/manifest.webmanifest", include_in_schema=False)
+    async def manifest() -> Response:
+        body = (STATIC / "manifest.webmanifest").read_bytes()
+        return Response(body, media_type="application/manifest+json")
+
+    @app.get("/api/rooms/{code}/qr.svg", include_in_schema=False, dependencies=lookup)
+    async def qr(code: str, request: Request) -> Response:
+        if not room_exists(code):
+            return Response(status_code=404)
+        base = str(request.base_url).rstrip("/")
+        return Response(room_qr_svg(f"{base}/r/{code.upper()}"), media_type="image/svg+xml")

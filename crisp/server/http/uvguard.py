@@ -1,0 +1,212 @@
+"""uvicorn's HTTP and WebSocket protocols with the limits uvicorn lacks (docs/limits.md).
+
+uvicorn 0.54 has a keep-alive timeout (after a response) and ``limit_concurrency`` (a 503 once
+the headers are in), but nothing bounds a connection that never finishes its headers: each one
+holds a file descriptor forever, and ~1,000 of them make ``accept`` fail. ``guarded_http`` adds:
+
+- a header deadline: a request's headers must be complete ``http_header_timeout_s`` after its
+  connection opened (or, on a kept-alive connection, after its first byte); else ``408`` and close;
+- a cap on connections still sending headers (``http_pending_max``, kept below the file limit):
+  one more closes the oldest of them, so a slow-header flood evicts itself and a real client, whose
+  headers come in one packet, gets through.
+
+uvicorn's WebSocket answers every ping at once, outside any budget. ``guarded_ws`` counts ping and
+pong frames against a per-connection bucket (``ws_control_per_s``, ``ws_control_burst``): a ping
+over it gets no pong, and ``ws_control_flood`` frames over it close the socket with 1008. It also
+parses a read in slices of ``READ_SLICE`` bytes and drops the rest once the socket is closing.
+
+Each factory makes a new class per server (its state lives there, not in a module global).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import resource
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+from crisp.server.limits.ratelimit import TokenBucket
+from crisp.server.settings import Settings
+
+log = logging.getLogger("crisp.server")
+MIN_AGE_S = 1.0  # a connection waiting for its headers this long may be evicted
+FD_MARGIN = 64  # file descriptors kept for the database, logs and listening sockets
+_TIMEOUT_BODY = b'{"error": "the request headers took too long", "code": "timeout"}'
+REQUEST_TIMEOUT = (
+    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+    b"connection: close\r\ncontent-length: %d\r\n\r\n%s" % (len(_TIMEOUT_BODY), _TIMEOUT_BODY)
+)
+READ_SLICE = 8192  # bytes of a read parsed before the next slice (a message is at most 4 KB)
+PONG_FIRST_BYTE = 0x8A  # FIN + opcode 0xA, unmasked: one pong frame the server is about to send
+
+
+def file_limit() -> int:
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def concurrency_limit(settings: Settings, fds: int | None = None) -> int:
+    """uvicorn's ``limit_concurrency``: the setting, at most the file limit less a margin."""
+    fds = file_limit() if fds is None else fds
+    return max(16, min(settings.http_concurrency_max, fds - FD_MARGIN))
+
+
+def pending_limit(settings: Settings, fds: int | None = None) -> int:
+    """Connections still sending headers at most: the setting, at most a quarter of the files
+    (twice it, the hard cap of a burst, stays below half)."""
+    fds = file_limit() if fds is None else fds
+    return max(8, min(settings.http_pending_max, fds // 4))
+
+
+class PendingHeaders:
+    """The connections whose request headers are not complete, oldest first. Over ``cap``, the
+    oldest are closed if they have waited ``min_age`` seconds at least (a burst of new
+    connections, e.g. a restart's reconnections accepted before any is read, is not a flood);
+    over twice the cap, whatever their age (the file descriptors must not run out)."""
+
+    def __init__(
+        self,
+        cap: int,
+        timeout: float,
+        min_age: float = MIN_AGE_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.cap = cap
+        self.timeout = timeout
+        self.min_age = min_age
+        self.clock = clock
+        self.waiting: OrderedDict[int, tuple[float, Any]] = OrderedDict()
+        self.timed_out = 0
+        self.evicted = 0
+
+    def add(self, proto: Any) -> None:
+        now = self.clock()
+        self.waiting[id(proto)] = (now, proto)
+        while len(self.waiting) > self.cap:
+            since, oldest = next(iter(self.waiting.values()))
+            if now - since < self.min_age and len(self.waiting) <= 2 * self.cap:
+                break  # a burst, up to twice the cap; beyond that, the oldest go whatever age
+            self.waiting.popitem(last=False)
+            self.evicted += 1
+            oldest.header_deadline_passed(evicted=True)
+
+    def remove(self, proto: Any) -> None:
+        self.waiting.pop(id(proto), None)
+
+    def __len__(self) -> int:
+        return len(self.waiting)
+
+
+def guarded_http(settings: Settings) -> type[HttpToolsProtocol]:
+    pending = PendingHeaders(pending_limit(settings), settings.http_header_timeout_s)
+
+    class GuardedHttp(HttpToolsProtocol):
+        headers_pending = pending
+        header_timer: asyncio.TimerHandle | None = None
+
+        def _await_headers(self) -> None:
+            if self.header_timer is None:
+                self.header_timer = self.loop.call_later(
+                    pending.timeout, self.header_deadline_passed
+                )
+                pending.add(self)
+
+        def _headers_done(self) -> None:
+            if self.header_timer is not None:
+                self.header_timer.cancel()
+                self.header_timer = None
+            pending.remove(self)
+
+        def header_deadline_passed(self, evicted: bool = False) -> None:
+            self._headers_done()
+            if not evicted:
+                pending.timed_out += 1
+            if not self.transport.is_closing():
+                with contextlib.suppress(Exception):
+                    self.transport.write(REQUEST_TIMEOUT)
+                self.transport.close()
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)  # type: ignore[arg-type]
+            self._await_headers()
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._await_headers()
+
+        def on_headers_complete(self) -> None:
+            self._headers_done()
+            super().on_headers_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._headers_done()
+            super().connection_lost(exc)
+
+    return GuardedHttp
+
+
+def guarded_ws(settings: Settings) -> type[WebSocketsSansIOProtocol]:
+    rate, burst = settings.ws_control_per_s, settings.ws_control_burst
+    flood = settings.ws_control_flood
+
+    class GuardedWebSocket(WebSocketsSansIOProtocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.control = TokenBucket(rate, burst, time.monotonic())
+            self.control_refused = 0
+
+        def _spend(self) -> bool:
+            if self.control.take(time.monotonic()):
+                self.control_refused = 0
+                return True
+            self.control_refused += 1
+            if self.control_refused == flood:
+                log.info("closing a WebSocket that sent a flood of ping/pong frames")
+                self.conn.send_close(1008, "too many control frames")
+                self.handle_parser_exception()
+            return False
+
+        def data_received(self, data: bytes) -> None:
+            # In slices: a read of 256 KB of pings is ~43,000 frames, parsed at once before any
+            # is handled (~1 s of the loop); a slice is at most a few hundred, and once the flood
+            # has closed the socket the rest is dropped unparsed.
+            for i in range(0, len(data), READ_SLICE):
+                if self.transport.is_closing():
+                    return
+                super().data_received(data[i : i + READ_SLICE])
+
+        def send_receive_event_to_app(self) -> None:
+            # uvicorn logs a traceback for a text message that is not UTF-8 (client input):
+            # close with 1007 and one line instead.
+            if self.curr_msg_data_type == "text" and not self.close_sent:
+                try:
+                    b"".join(self.frames).decode()
+                except UnicodeDecodeError:
+                    self.frames = []
+                    log.info("closing a WebSocket that sent a text message not in UTF-8")
+                    self.conn.send_close(1007, "text messages are UTF-8")
+                    self.handle_parser_exception()
+                    return
+            super().send_receive_event_to_app()
+
+        def handle_ping(self) -> None:
+            # The protocol queued one pong per ping received; send those within the budget.
+            kept = []
+            for chunk in self.conn.data_to_send():
+                if chunk[:1] == bytes([PONG_FIRST_BYTE]) and not self._spend():
+                    continue
+                kept.append(chunk)
+            if kept and not self.transport.is_closing():
+                self.transport.write(b"".join(kept))
+
+        def handle_pong(self, event: Any) -> None:
+            if self._spend():
+                super().handle_pong(event)
+
+    return GuardedWebSocket

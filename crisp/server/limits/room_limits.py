@@ -1,0 +1,134 @@
+"""The bounds of a room, as pure functions: how many rooms, members and watchers, the hello
+deadline of a new socket, and who may be host (always a human). Each check takes counts and the
+settings and returns a ``Refused`` (or raises it), so the room code calls it where it decides.
+
+Refusals and close codes are listed in docs/limits.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+
+from crisp.server.rooms.refused import Refused
+from crisp.server.settings import Settings
+from crisp.server.wire.closecodes import CloseCode
+
+# Close codes of the limits (all of them are in crisp/server/wire/closecodes.py).
+CLOSE_HELLO_TIMEOUT = CloseCode.HELLO_TIMEOUT
+CLOSE_ROOM_FULL = CloseCode.ROOM_FULL
+CLOSE_CONTROL_FLOOD = CloseCode.POLICY  # ping/pong frames far over their budget
+
+SERVER_FULL = "server_full"  # HTTP 503: rooms_max rooms are open
+ROOM_FULL = "room_full"  # HTTP 409 on a join; an error then 4429 on a watcher's hello
+HOST_NOT_HUMAN = "host_not_human"  # a host role passed to a bot
+
+
+def check_room_count(open_rooms: int, settings: Settings) -> Refused | None:
+    """Before creating a room: refused when ``rooms_max`` are open."""
+    if open_rooms >= settings.rooms_max:
+        return Refused(
+            SERVER_FULL,
+            f"this server has {settings.rooms_max} rooms open, its "
+            "limit: try again later, or play in a room that exists",
+        )
+    return None
+
+
+def check_join(members: int, settings: Settings) -> Refused | None:
+    """Before adding a member (a player, a bot, or someone seated at the rematch)."""
+    if members >= settings.room_members_max:
+        return Refused(ROOM_FULL, f"this room has {settings.room_members_max} members, its limit")
+    return None
+
+
+def check_watcher(watchers: int, settings: Settings) -> Refused | None:
+    """Before a tokenless ``hello`` (a watcher): ``watchers`` is how many watch already. The
+    caller sends the error, then closes with ``CLOSE_ROOM_FULL``."""
+    if watchers >= settings.room_watchers_max:
+        return Refused(
+            ROOM_FULL,
+            f"this room has {settings.room_watchers_max} watchers, its "
+            "limit: join it to play, or watch later",
+        )
+    return None
+
+
+# -- the host -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A member as the host rule sees it."""
+
+    id: int
+    bot: bool
+
+
+def next_host(members: Iterable[Candidate], current: int | None, leaving: int | None) -> int | None:
+    """Who is host after ``leaving`` leaves (``None``: no one leaves): the current host if a
+    human who stays, else the first human who stays, in join order; ``None`` if no human stays
+    (a room of bots only has no host; the next human to join becomes it). Bots never are."""
+    humans = [m.id for m in members if not m.bot and m.id != leaving]
+    if current in humans:
+        return current
+    return humans[0] if humans else None
+
+
+def check_pass_host(members: Iterable[Candidate], to: int) -> Refused | None:
+    """The host passes the role to member ``to``: refused for a bot (or no such member)."""
+    found = next((m for m in members if m.id == to), None)
+    if found is None:
+        return Refused("not_found", f"there is no member {to}")
+    if found.bot:
+        return Refused(HOST_NOT_HUMAN, "a bot cannot be the host: pass it to a player")
+    return None
+
+
+# -- the hello deadline --------------------------------------------------------------------------
+
+
+@dataclass
+class HelloDeadline:
+    """A socket opened at ``opened`` (loop seconds) must say hello by ``opened + timeout``."""
+
+    opened: float
+    timeout: float
+
+    @property
+    def due(self) -> float:
+        return self.opened + self.timeout
+
+    def expired(self, now: float, greeted: bool) -> bool:
+        return not greeted and now >= self.due
+
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+async def enforce_hello(
+    greeted: Callable[[], bool],
+    close: Callable[[int], object],
+    timeout: float,
+    sleep: Sleep = asyncio.sleep,
+) -> bool:
+    """Run beside a socket's reader (a task, cancelled when the socket ends): after ``timeout``
+    seconds, close a socket that has not said hello with ``CLOSE_HELLO_TIMEOUT``. True if it did.
+    ``sleep`` is injectable (a fake clock in tests)."""
+    await sleep(timeout)
+    if greeted():
+        return False
+    close(CLOSE_HELLO_TIMEOUT)
+    return True
+
+
+def start_hello_deadline(
+    greeted: Callable[[], bool],
+    close: Callable[[int], object],
+    settings: Settings,
+) -> asyncio.Task[bool]:
+    """The task the WebSocket loop starts after ``accept`` (and cancels in its ``finally``)."""
+    return asyncio.get_running_loop().create_task(
+        enforce_hello(greeted, close, settings.hello_timeout_s)
+    )

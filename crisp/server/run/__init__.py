@@ -1,0 +1,1 @@
+"""Running a server: ``crisp serve`` on uvicorn, ``--workers`` and the HAProxy configuration."""

@@ -1,0 +1,205 @@
+"""``crisp serve``: the app on uvicorn, with the address phones on the same network can open."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import ipaddress
+import os
+import socket
+import sqlite3
+import sys
+import tempfile
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from crisp.server.http.accesslog import skip_health_checks
+from crisp.server.settings import Settings
+
+ANY_ADDRESS = ("0.0.0.0", "::", "")
+
+
+class StartError(Exception):
+    """The server cannot start (its data directory or database is unusable): one line to show."""
+
+
+def lan_address() -> str | None:
+    """This machine's address on its local network (no packet is sent), or None."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))
+            address: str = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
+def _url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+def loopback_only(host: str) -> bool:
+    """Whether a server listening on ``host`` can be reached from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def urls(settings: Settings, port: int) -> list[str]:
+    """The addresses to open: the network's first (phones can open them), this machine's last."""
+    if settings.host in ANY_ADDRESS:
+        found = [_url(a, port) for a in filter(None, [lan_address()])]
+        return [*found, _url("127.0.0.1", port)]
+    return [_url(settings.host, port)]
+
+
+def banner(settings: Settings, port: int) -> str:
+    """What ``crisp serve`` prints once it listens: who can open which address, and the data.
+    Each address ends its line (scripts and the benchmarks read the port from it)."""
+    data = f"Data: {data_location(settings)}"
+    here = _url("127.0.0.1", port)
+    if loopback_only(settings.host):
+        return (
+            f"Crisp is serving for this machine only (it listens on {settings.host}: phones "
+            f"cannot open it):\n  {_url(settings.host, port)}\n"
+            "To let phones on the same network in, start it with --host 0.0.0.0 "
+            "(or CRISP_HOST=0.0.0.0).\n" + data
+        )
+    if settings.host not in ANY_ADDRESS:
+        return (
+            f"Crisp is serving. Phones that can reach {settings.host} open:\n"
+            f"  {_url(settings.host, port)}\n" + data
+        )
+    found = urls(settings, port)[:-1]
+    if not found:
+        return (
+            f"Crisp is serving on every network interface, on port {port}, but this machine has "
+            "no network address now: phones cannot reach it until it joins a network.\n"
+            f"On this machine: {here}\n" + data
+        )
+    lines = "\n".join(f"  {u}" for u in found)
+    return (
+        f"Crisp is serving. Open on a phone on the same network:\n{lines}\n"
+        f"On this machine: {here}\n" + data
+    )
+
+
+def data_location(settings: Settings) -> str:
+    """Where the rooms are kept, to print (a database URL without its password)."""
+    if not settings.database_url:
+        return str(settings.db_path.resolve())
+    parts = urlsplit(settings.database_url)
+    host = parts.hostname or "localhost"
+    port = f":{parts.port}" if parts.port else ""
+    workers = f", {settings.workers} workers behind HAProxy" if settings.workers > 1 else ""
+    return f"PostgreSQL {host}{port}{parts.path} (node {settings.node_id or 'auto'}{workers})"
+
+
+def check_data_dir(path: Path) -> None:
+    """Make the data directory if needed and prove it writable, or raise ``StartError``."""
+    if path.exists() and not path.is_dir():
+        raise StartError(f"the data directory {path} is a file, not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise StartError(f"cannot create the data directory {path}: {_reason(err)}") from err
+    try:
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".crisp-probe-") as probe:
+            probe.write(b"crisp")
+            probe.flush()
+            os.fsync(probe.fileno())
+    except OSError as err:
+        raise StartError(f"cannot write in the data directory {path}: {_reason(err)}") from err
+
+
+def _reason(err: OSError) -> str:
+    return err.strerror or str(err)
+
+
+def serve(settings: Settings) -> int:
+    if settings.workers > 1:
+        from crisp.server.run.workers import Workers, WorkersError
+
+        try:
+            workers = Workers(settings)
+            return workers.run(banner(settings, workers.port))
+        except WorkersError as err:
+            raise StartError(str(err)) from err
+    import uvicorn
+
+    from crisp.server.app import create_app
+
+    # the tail at 1,000 rooms (docs/performance.md): full collections walk every socket's objects
+    gc.set_threshold(*(int(n) for n in settings.gc_thresholds.split(",")))
+
+    if settings.database_url:
+        import psycopg
+
+        try:
+            app = create_app(settings)
+        except psycopg.Error as err:
+            raise StartError(f"cannot use the PostgreSQL database: {err}".strip()) from err
+    else:
+        check_data_dir(settings.data_dir)
+        try:
+            app = create_app(settings)
+        except (sqlite3.Error, OSError) as err:
+            raise StartError(
+                f"cannot open the database {settings.db_path}: {err} "
+                "(is its disk full or read-only?)"
+            ) from err
+    from crisp.server.http import uvguard  # the limits uvicorn lacks: docs/limits.md
+
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+        access_log=settings.access_log,
+        http=uvguard.guarded_http(settings),  # header deadline, cap on header-pending connections
+        ws=uvguard.guarded_ws(settings),  # ping/pong frames inside a budget
+        ws_max_size=settings.max_message_bytes,
+        ws_per_message_deflate=False,
+        ws_ping_interval=20,
+        ws_ping_timeout=20,
+        proxy_headers=bool(settings.forwarded_allow_ips),
+        forwarded_allow_ips=settings.forwarded_allow_ips or None,
+        server_header=False,
+        limit_concurrency=uvguard.concurrency_limit(settings),
+        timeout_keep_alive=settings.http_keep_alive_s,
+        backlog=settings.http_backlog,
+    )
+    if not settings.access_log_healthz:
+        skip_health_checks()
+    server = uvicorn.Server(config)
+    original_startup = server.startup
+
+    async def startup(sockets: list[socket.socket] | None = None) -> None:
+        await original_startup(sockets)
+        if not server.started:
+            return
+        port = settings.port
+        for srv in getattr(server, "servers", []):
+            for sock in srv.sockets:
+                port = sock.getsockname()[1]
+        print(banner(settings, port), flush=True)
+
+    server.startup = startup  # type: ignore[method-assign]
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn has shut down cleanly
+        server.run()
+    return 0 if server.started else 1
+
+
+def main() -> int:  # pragma: no cover - python -m crisp.server.run.serve
+    try:
+        return serve(Settings())
+    except StartError as err:
+        print(f"crisp serve: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,2 @@
+"""Persistence: SQLite for one process (``sqlite``), PostgreSQL for many (``postgres``) with
+room ownership by lease (``leases``)."""

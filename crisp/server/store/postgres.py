@@ -1,0 +1,289 @@
+"""Persistence in PostgreSQL (``CRISP_DATABASE_URL=postgresql://…``), for many server processes
+sharing one database: the same contract as the SQLite ``Store`` (a change is committed before its
+messages are sent), plus ownership with fencing (``leases.py``).
+
+psycopg 3, used synchronously on the event loop like the SQLite store: a room's pipeline is one
+synchronous step (validate → apply → write → send), so a write is one round trip to the database
+(about 0.3 ms on one machine) during which the loop waits. Lease times are the database's clock,
+so the nodes' clocks need not agree.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+import psycopg
+
+from crisp.server.store.leases import LeaseLost, Renewal, RoomBusy
+from crisp.server.store.sqlite import StoredRoom
+
+log = logging.getLogger("crisp.server")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS crisp_rooms (
+    code TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    version BIGINT NOT NULL DEFAULT 0,
+    updated DOUBLE PRECISION NOT NULL,
+    owner TEXT,
+    epoch BIGINT NOT NULL DEFAULT 0,
+    lease_until TIMESTAMPTZ NOT NULL DEFAULT now(),
+    wanted TEXT
+);
+CREATE TABLE IF NOT EXISTS crisp_log (
+    code TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    epoch BIGINT NOT NULL,
+    entry TEXT NOT NULL,
+    PRIMARY KEY (code, seq)
+);
+CREATE INDEX IF NOT EXISTS crisp_rooms_owner ON crisp_rooms (owner);
+"""
+
+# A write is one statement (one round trip, its own transaction): the room's row, fenced by the
+# epoch (a new room: an insert that fails on a taken code), then its new log entries, inserted only
+# if the row was written. The counts say which.
+_ENTRIES = """
+, entries AS (
+    INSERT INTO crisp_log (code, seq, epoch, entry)
+    SELECT room.code, e.seq, %(epoch)s, e.entry
+    FROM room, unnest(%(seqs)s::bigint[], %(entries)s::text[]) AS e(seq, entry)
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM room)
+"""
+CREATE = (
+    """
+WITH room AS (
+    INSERT INTO crisp_rooms (code, state, version, updated, owner, epoch, lease_until)
+    VALUES (%(code)s, %(state)s, %(version)s, %(updated)s, %(node)s, 1,
+            now() + make_interval(secs => %(lease)s))
+    ON CONFLICT (code) DO NOTHING
+    RETURNING code
+)"""
+    + _ENTRIES
+)
+UPDATE = (
+    """
+WITH room AS (
+    UPDATE crisp_rooms SET state = %(state)s, updated = %(updated)s, version = %(version)s
+    WHERE code = %(code)s AND owner = %(node)s AND epoch = %(epoch)s
+    RETURNING code
+)"""
+    + _ENTRIES
+)
+TOUCH = (
+    """
+WITH room AS (
+    UPDATE crisp_rooms SET updated = %(updated)s, version = %(version)s
+    WHERE code = %(code)s AND owner = %(node)s AND epoch = %(epoch)s
+    RETURNING code
+)"""
+    + _ENTRIES
+)
+CLAIM = """
+UPDATE crisp_rooms SET owner = %(node)s, epoch = epoch + 1, wanted = NULL,
+    lease_until = now() + make_interval(secs => %(lease)s)
+WHERE code = %(code)s AND (owner = %(node)s OR owner IS NULL OR lease_until < now())
+RETURNING epoch, state, version, updated
+"""
+RENEW = """
+UPDATE crisp_rooms AS r SET lease_until = now() + make_interval(secs => %(lease)s)
+FROM unnest(%(codes)s::text[], %(epochs)s::bigint[]) AS h(code, epoch)
+WHERE r.code = h.code AND r.epoch = h.epoch AND r.owner = %(node)s
+RETURNING r.code, r.wanted
+"""
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+class PgStore:
+    """Rooms and their logs in PostgreSQL; ``node`` names this process in the lease rows."""
+
+    def __init__(self, url: str, node: str, lease_s: float = 4.0) -> None:
+        self.url = url
+        self.node = node
+        self.lease_s = lease_s
+        self.epochs: dict[str, int] = {}  # the rooms owned here, and the epoch each was claimed at
+        self.db = self._connect()
+        with self.db.transaction():
+            self.db.execute("SELECT pg_advisory_xact_lock(7261)")  # nodes starting at once
+            self.db.execute(SCHEMA)
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        return psycopg.connect(
+            self.url, autocommit=True, connect_timeout=5, options="-c statement_timeout=5000"
+        )
+
+    def _conn(self) -> psycopg.Connection[Any]:
+        """The connection, opened again if it broke (the failed call raised; this one retries)."""
+        if self.db.closed or self.db.broken:
+            log.warning("reconnecting to the database")
+            self.db = self._connect()
+        return self.db
+
+    def close(self) -> None:
+        """Close the connection; the leases held run out by themselves (``release`` first for a
+        handover at once)."""
+        self.db.close()
+
+    # -- Storage ---------------------------------------------------------------------------------
+
+    def write(
+        self,
+        code: str,
+        state: dict[str, Any] | None,
+        entries: Iterable[tuple[int, dict[str, Any]]],
+        updated: float,
+        version: int,
+    ) -> None:
+        """In one transaction, fenced by the epoch this node claimed the room at: the version,
+        the state (if given) and the new log entries; ``LeaseLost`` if the room was claimed by
+        another node since (nothing is written)."""
+        held = self.epochs.get(code)
+        if held is None and state is None:
+            raise LeaseLost(code)  # a room not owned here (lost, or never claimed)
+        epoch = held or 1
+        args = {
+            "code": code,
+            "updated": updated,
+            "version": version,
+            "node": self.node,
+            "epoch": epoch,
+            "lease": self.lease_s,
+            "state": None if state is None else _dumps(state),
+        }
+        rows = [(code, seq, epoch, _dumps(entry)) for seq, entry in entries]
+        db = self._conn()
+        try:
+            self._write(db, held, args, rows)
+        except LeaseLost:
+            self.epochs.pop(code, None)
+            raise
+        self.epochs[code] = epoch
+
+    def _write(
+        self,
+        db: psycopg.Connection[Any],
+        held: int | None,
+        args: dict[str, Any],
+        rows: list[tuple[str, int, int, str]],
+    ) -> None:
+        touch = args["state"] is None
+        sql = CREATE if held is None else TOUCH if touch else UPDATE
+        args = {**args, "seqs": [r[1] for r in rows], "entries": [r[3] for r in rows]}
+        row = db.execute(sql, args, prepare=True).fetchone()
+        if row is None or row[0] != 1:
+            raise LeaseLost(args["code"])
+
+    def rooms(self) -> list[StoredRoom]:
+        """Every room of the database (whoever owns it): code, state, last update, log."""
+        logs: dict[str, list[dict[str, Any]]] = {}
+        db = self._conn()
+        for code, entry in db.execute("SELECT code, entry FROM crisp_log ORDER BY code, seq"):
+            logs.setdefault(code, []).append(json.loads(entry))
+        rows = db.execute("SELECT code, state, version, updated FROM crisp_rooms")
+        return [
+            (code, {**json.loads(state), "version": version}, updated, logs.get(code, []))
+            for code, state, version, updated in rows
+        ]
+
+    def delete(self, code: str) -> None:
+        """Remove the room and its log (only if it is still owned here)."""
+        epoch = self.epochs.pop(code, None)
+        db = self._conn()
+        with db.transaction():
+            cur = db.execute(
+                "DELETE FROM crisp_rooms WHERE code = %s AND (epoch = %s OR owner IS NULL)",
+                (code, epoch),
+            )
+            if cur.rowcount == 1:
+                db.execute("DELETE FROM crisp_log WHERE code = %s", (code,))
+
+    def exists(self, code: str) -> bool:
+        cur = self._conn().execute("SELECT 1 FROM crisp_rooms WHERE code = %s", (code,))
+        return cur.fetchone() is not None
+
+    # -- Leases ----------------------------------------------------------------------------------
+
+    def claim(self, code: str) -> StoredRoom | None:
+        args = {"code": code, "node": self.node, "lease": self.lease_s}
+        db = self._conn()
+        busy = False
+        with db.transaction():
+            row = db.execute(CLAIM, args).fetchone()
+            if row is None:
+                cur = db.execute(
+                    "UPDATE crisp_rooms SET wanted = %(node)s WHERE code = %(code)s", args
+                )
+                busy = cur.rowcount == 1
+        if row is None:
+            if busy:
+                raise RoomBusy(code)  # after the commit: the holder sees the room is wanted
+            return None
+        # Owned now: no other node can write the log, so it is read after the claim's commit.
+        epoch, state, version, updated = row
+        log_rows = db.execute("SELECT entry FROM crisp_log WHERE code = %s ORDER BY seq", (code,))
+        entries = [json.loads(entry) for (entry,) in log_rows]
+        self.epochs[code] = int(epoch)
+        return code, {**json.loads(state), "version": version}, updated, entries
+
+    def renew(self) -> Renewal:
+        codes = list(self.epochs)
+        if not codes:
+            return Renewal()
+        args = {
+            "codes": codes,
+            "epochs": [self.epochs[c] for c in codes],
+            "node": self.node,
+            "lease": self.lease_s,
+        }
+        rows = self._conn().execute(RENEW, args).fetchall()
+        kept = {code for code, _ in rows}
+        lost = set(codes) - kept
+        for code in lost:
+            self.epochs.pop(code, None)
+        wanted = {code for code, by in rows if by is not None and by != self.node}
+        return Renewal(lost=lost, wanted=wanted)
+
+    def wanted(self) -> set[str]:
+        if not self.epochs:
+            return set()
+        rows = self._conn().execute(
+            "SELECT code FROM crisp_rooms WHERE owner = %s AND wanted IS NOT NULL AND wanted <> %s",
+            (self.node, self.node),
+        )
+        return {code for (code,) in rows if code in self.epochs}
+
+    def release(self, code: str) -> None:
+        epoch = self.epochs.pop(code, None)
+        if epoch is None:
+            return
+        self._conn().execute(
+            "UPDATE crisp_rooms SET owner = NULL, wanted = NULL, lease_until = now() "
+            "WHERE code = %s AND epoch = %s",
+            (code, epoch),
+        )
+
+    def expire_unheld(self, before: float) -> list[str]:
+        """Remove the rooms no node holds (no owner, or its lease ran out) not changed since
+        ``before`` (epoch seconds), and their logs: what no node's sweeper sees."""
+        db = self._conn()
+        with db.transaction():
+            rows = db.execute(
+                "DELETE FROM crisp_rooms WHERE updated < %s AND (owner IS NULL OR "
+                "lease_until < now()) RETURNING code",
+                (before,),
+            ).fetchall()
+            codes = [code for (code,) in rows]
+            if codes:
+                db.execute("DELETE FROM crisp_log WHERE code = ANY(%s)", (codes,))
+        return codes
+
+    def held(self) -> set[str]:
+        return set(self.epochs)

@@ -1,0 +1,2 @@
+"""The WebSocket side: the protocol's models, parsing a frame, encoding a message, one
+connection's queue and the endpoint."""

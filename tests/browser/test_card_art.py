@@ -1,0 +1,234 @@
+"""The card art (crisp/static/cardart.js, issue 11 item 4) in real Chromium: all 52 faces and the
+back at 26, 40, 64 and 120 px wide, in the two-colour and the four-colour deck, rendered by the
+module itself under a strict Content-Security-Policy (``style-src 'self'``, nothing from another
+origin) from a tiny static server. Screenshots go to tests/artifacts/screenshots/cards-*.png for
+looking at; the tests check the structure: 52 distinct faces, each with its index, the pips of 2 to
+10 as many as the rank, court figures mirrored top to bottom, no inline style, no request outside
+the server, the four-colour deck recolouring diamonds and clubs only, aria-hidden unless labelled;
+and the module's size, printed (gzip -9)."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
+
+from browser import CHROMIUM, SHOTS
+from paths import TESTS
+from statichost import STATIC, StaticHost
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason=f"{CHROMIUM} is absent (apt-get install chromium)"
+)
+
+SIZES = (26, 40, 64, 120)
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+ART = ("cardart.js", "cards.css")  # the art's files (cards.css only if it exists)
+ART_BUDGET = 12 * 1024  # gzip -9, issue 11: the art costs at most ~12 KB of the 100 KB budget
+
+SHEET = TESTS / "card_sheet"  # the test page, its script and CSS
+# Per face: what the tests check, read from the rendered DOM.
+FACES = """() => [...document.querySelectorAll("#sheet .row:not(.light) svg.face")].map((s) => {
+  const suitUse = s.querySelector("use.pip, use.index-suit");
+  return {
+    card: s.dataset.card,
+    index: [...s.querySelectorAll("text.index")].map((t) => t.textContent),
+    pips: s.querySelectorAll("use.pip").length,
+    figures: [...s.querySelectorAll("use.figure")]
+      .map((u) => u.closest("g").getAttribute("transform")),
+    hidden: s.getAttribute("aria-hidden"),
+    role: s.getAttribute("role"),
+    colour: getComputedStyle(suitUse).fill,
+    drawn: s.querySelector("use").getBBox().width > 0,
+    elements: s.querySelectorAll("*").length,
+  };
+})"""
+
+
+def display(rank: str) -> str:
+    return "10" if rank == "T" else rank
+
+
+@pytest.fixture(scope="module")
+def host() -> Iterator[StaticHost]:
+    pages = {f"/{f.name}": f.read_text(encoding="utf-8") for f in SHEET.iterdir()}
+    pages["/favicon.ico"] = ""  # (the browser asks for one; a 404 would be logged as an error)
+    with StaticHost(pages) as h:
+        yield h
+
+
+def render(browser: Any, host: StaticHost, size: int, four: bool, scale: int = 2) -> dict[str, Any]:
+    """Open the sheet for one size and deck, save its screenshot, and return what it holds."""
+    width = 20 + 14 * (size + 6)
+    context = browser.new_context(
+        viewport={"width": width, "height": 600}, device_scale_factor=scale
+    )
+    requests: list[str] = []
+    context.on("request", lambda req: requests.append(req.url))
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+    try:
+        page.goto(f"{host.base}/cards.html?size={size}&four={int(four)}")
+        page.wait_for_selector("body[data-ready]")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        name = f"cards-{size}-{'four' if four else 'two'}{'' if scale == 2 else f'-x{scale}'}"
+        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+        return {
+            "faces": page.evaluate(FACES),
+            "styled": page.evaluate("document.querySelectorAll('[style]').length"),
+            "csp": page.evaluate("window.cspViolations"),
+            "sprites": page.evaluate("document.querySelectorAll('#crisp-cardart').length"),
+            "backs": page.evaluate("document.querySelectorAll('svg.back').length"),
+            "requests": requests,
+            "errors": errors,
+        }
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def sheets(browser: Any, host: StaticHost) -> dict[tuple[int, bool], dict[str, Any]]:
+    out = {
+        (size, four): render(browser, host, size, four) for size in SIZES for four in (False, True)
+    }
+    render(browser, host, 26, False, scale=1)  # the minis on a low-density screen, for looking
+    return out
+
+
+def test_every_size_and_deck_draws_52_distinct_faces_with_their_index(sheets: Any) -> None:
+    """Each sheet: 52 faces, one per card, each with its rank as text (T shown as 10; two corner
+    indices from 64 px, one large index below), every <use> resolved to a drawn shape, and the
+    shared sprite added once."""
+    want = {r + s for s in SUITS for r in RANKS}
+    for (size, four), sheet in sheets.items():
+        faces = sheet["faces"]
+        assert len(faces) == 52, (size, four)
+        assert {f["card"] for f in faces} == want, (size, four)
+        corners = 2 if size >= 56 else 1
+        for f in faces:
+            assert f["index"] == [display(f["card"][0])] * corners, (size, f)
+            assert f["drawn"], (size, f)
+        assert sheet["sprites"] == 1
+        assert sheet["backs"] == 1
+        assert not sheet["errors"], sheet["errors"]
+
+
+def test_pips_of_2_to_10_and_aces_as_on_real_cards(sheets: Any) -> None:
+    """From 64 px (the real-card layout): a 2 to 10 has as many pips as its rank, an ace one big
+    pip, a court card none; below, one big suit at most (the index carries the card)."""
+    for (size, _), sheet in sheets.items():
+        for f in sheet["faces"]:
+            rank = f["card"][0]
+            if size < 56:
+                assert f["pips"] == (1 if size >= 36 else 0), (size, f)
+            elif rank == "A":
+                assert f["pips"] == 1, f
+            elif rank in "JQK":
+                assert f["pips"] == 0, f
+            else:
+                assert f["pips"] == int(display(rank)), f
+
+
+def test_court_cards_have_a_figure_mirrored_top_to_bottom(sheets: Any) -> None:
+    """J, Q and K from 64 px: the figure twice, the second turned 180 degrees about the centre."""
+    for (size, _), sheet in sheets.items():
+        for f in sheet["faces"]:
+            if size >= 56 and f["card"][0] in "JQK":
+                assert f["figures"] == [None, "rotate(180 50 70)"], f
+            else:
+                assert f["figures"] == [], (size, f)
+
+
+def test_no_inline_style_no_other_origin_no_csp_violation(sheets: Any, host: StaticHost) -> None:
+    """The art builds SVG with presentation attributes only: under ``style-src 'self'`` nothing is
+    blocked, no element carries a style attribute, and every request goes to the test server."""
+    for key, sheet in sheets.items():
+        assert sheet["styled"] == 0, key
+        assert sheet["csp"] == [], (key, sheet["csp"])
+        outside = [u for u in sheet["requests"] if not u.startswith(host.base + "/")]
+        assert outside == [], (key, outside)
+
+
+def test_four_colour_deck_recolours_diamonds_and_clubs_only(sheets: Any) -> None:
+    """Two-colour: spades and clubs one colour, hearts and diamonds another. Four-colour: four
+    different colours, spades and hearts unchanged."""
+    for size in SIZES:
+        colour = {
+            four: {f["card"][1]: f["colour"] for f in sheets[size, four]["faces"]}
+            for four in (False, True)
+        }
+        two, four = colour[False], colour[True]
+        assert two["S"] == two["C"] != two["H"] == two["D"], (size, two)
+        assert len(set(four.values())) == 4, (size, four)
+        assert four["S"] == two["S"] and four["H"] == two["H"], size
+        assert four["D"] != two["D"] and four["C"] != two["C"], size
+
+
+def test_faces_are_hidden_from_assistive_tech_unless_labelled(
+    sheets: Any, browser: Any, host: StaticHost
+) -> None:
+    """aria-hidden by default (the caller names what the seat may see); with ``label`` a face is
+    role=img with that name and no longer hidden; a bad code is refused; without ``size`` a face
+    fills its container (width 100%), with one its height is 1.4 times the width; the shared
+    sprite takes no room in the page (display none)."""
+    for sheet in sheets.values():
+        assert {(f["hidden"], f["role"]) for f in sheet["faces"]} == {("true", None)}
+    page = browser.new_page()
+    try:
+        page.goto(f"{host.base}/cards.html?size=64")
+        page.wait_for_selector("body[data-ready]")
+        labelled = page.evaluate("""async () => {
+            const { cardFace, cardBack } = await import("/static/cardart.js");
+            const q = cardFace("QS", { label: "Queen of spades" });
+            const fluid = cardFace("7H");  // no size: fills its container, real-card layout
+            const sized = [fluid.getAttribute("width"), fluid.classList.contains("full"),
+                           cardFace("7H", { size: 30 }).getAttribute("height")];
+            const b = cardBack({ label: "face down" });
+            let refused = [];
+            for (const bad of ["1S", "QX", "", null, "QSS"]) {
+              try { cardFace(bad); } catch (e) { refused.push(bad); }
+            }
+            return [q.getAttribute("role"), q.getAttribute("aria-label"),
+                    q.hasAttribute("aria-hidden"), b.getAttribute("aria-label"), refused.length,
+                    ...sized, getComputedStyle(document.getElementById("crisp-cardart")).display];
+        }""")
+    finally:
+        page.close()
+    assert labelled == ["img", "Queen of spades", False, "face down", 5, "100%", True, "42", "none"]
+
+
+def test_each_face_stays_light(sheets: Any) -> None:
+    """Shapes are shared (<use> of one sprite), so a face is a few dozen elements at most: forty
+    cards on a table stay cheap to build and to lay out."""
+    most = max(f["elements"] for s in sheets.values() for f in s["faces"])
+    print(f"largest face: {most} elements")
+    assert most <= 30
+
+
+def test_the_art_is_small_and_loaded_lazily() -> None:
+    """The art's files, gzip -9, printed, within ~12 KB; and no module of the first load imports
+    it statically (a table imports it when it needs it)."""
+    total = 0
+    for name in ART:
+        path = STATIC / name
+        if path.exists():
+            raw = path.read_bytes()
+            packed = len(gzip.compress(raw, 9))
+            total += packed
+            print(f"{name:12} {len(raw):6} B raw {packed:6} B gzip -9")
+    print(f"{'art total':12} {total:6} B gzip -9 (budget {ART_BUDGET})")
+    assert 0 < total <= ART_BUDGET
+    for module in Path(STATIC).glob("*.js"):
+        if module.name != "cardart.js":
+            text = module.read_text(encoding="utf-8")
+            assert not any(
+                line.startswith("import") and "cardart.js" in line for line in text.splitlines()
+            ), module.name

@@ -1,0 +1,148 @@
+"""Issue 14: "Verify the shuffle" in a real browser. ``crisp/static/fairness.js`` (WebCrypto, and
+its own SHA-256 where the page is not a secure context, as on a LAN address over http) agrees
+with ``crisp verify`` on 20 finished games and on a tampered copy of each: the same verdict, the
+same first difference, the same count of rounds checked."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
+
+from browser import CHROMIUM
+from paths import ROOT
+
+from crisp.engine.common.fairness import Fairness, seed_from_int
+from crisp.engine.crisp import Options
+from crisp.engine.crisp.simulate import play_random
+from crisp.engine.crisp.verify import verify_record
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason=f"{CHROMIUM} is absent (apt-get install chromium)"
+)
+MODULE = (ROOT / "crisp" / "static" / "fairness.js").read_text()
+# Client seeds as phones send them (32 hex digits), bots' (""), and what else a seed may be: the
+# game key hashes JSON.stringify's bytes in the browser and json.dumps' in Python.
+ODD_SEEDS = ["", "a1b2", 'quote " and \\ back', "é 日本 🃏", "tab\tnew\nline\x01", "x" * 64]
+TAMPERS = ["deck", "server_seed", "client_seed", "commitment", "dealer"]
+
+
+def _seeds(k: int, n: int) -> tuple[str, ...]:
+    if k % 2:
+        return tuple(ODD_SEEDS[(k + s) % len(ODD_SEEDS)] for s in range(n))
+    return tuple(seed_from_int(1000 * k + s).hex()[:32] if s % 3 else "" for s in range(n))
+
+
+def _games() -> list[dict[str, Any]]:
+    records = []
+    for k in range(20):
+        n = 2 + k % 7
+        options = Options(
+            limit=50 if k % 3 else 100, timer=30 if k % 4 == 1 else None, take_discard=k % 5 == 2
+        )
+        fair = Fairness(seed_from_int(500 + k), _seeds(k, n))
+        game = play_random(n, options, 700 + k, fairness=fair)
+        assert game.over
+        records.append(game.record())
+    return records
+
+
+def _tampered(record: dict[str, Any], k: int) -> dict[str, Any]:
+    bad = copy.deepcopy(record)
+    kind = TAMPERS[k % len(TAMPERS)]
+    rounds = bad["rounds"]
+    fair = bad["fairness"]
+    if kind == "deck":
+        deck = rounds[k % len(rounds)]["deck"]
+        i, j = k % 52, (k * 7 + 13) % 52
+        deck[i], deck[j] = deck[j], deck[i]
+    elif kind in ("server_seed", "commitment"):
+        fair[kind] = fair[kind][:-1] + ("f" if fair[kind][-1] != "f" else "0")
+    elif kind == "client_seed":
+        fair["client_seeds"][k % len(fair["client_seeds"])] += "!"
+    else:
+        r = rounds[k % len(rounds)]
+        r["dealer"] = (r["dealer"] + 1) % len(bad["players"])
+    return bad
+
+
+def _run(chromium: Any, origin: str, records: list[Any], subtle: bool) -> list[dict[str, Any]]:
+    """``verifyRecord`` on each record in a page of ``origin`` (served by a route: no server)."""
+    context = chromium.new_context()
+    try:
+        page = context.new_page()
+        page.route(
+            f"{origin}/",
+            lambda route: route.fulfill(
+                status=200, content_type="text/html", body="<!doctype html><title>verify</title>"
+            ),
+        )
+        page.route(
+            f"{origin}/static/fairness.js",
+            lambda route: route.fulfill(status=200, content_type="text/javascript", body=MODULE),
+        )
+        page.goto(f"{origin}/")
+        has_subtle = page.evaluate("() => Boolean(globalThis.crypto && crypto.subtle)")
+        assert has_subtle is subtle, f"{origin}: crypto.subtle {'missing' if subtle else 'there'}"
+        result: list[dict[str, Any]] = page.evaluate(
+            """async (records) => {
+                const { verifyRecord } = await import("/static/fairness.js");
+                const out = [];
+                for (const r of records) out.push(await verifyRecord(r));
+                return out;
+            }""",
+            records,
+        )
+        return result
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def records() -> list[dict[str, Any]]:
+    games = _games()
+    return [*games, *(_tampered(g, k) for k, g in enumerate(games))]
+
+
+@pytest.mark.parametrize(
+    ("origin", "subtle"),
+    [("http://127.0.0.1:8765", True), ("http://crisp-lan.test:8000", False)],
+    ids=["webcrypto", "insecure-context"],
+)
+def test_browser_agrees_with_crisp_verify(
+    browser: Any, records: list[dict[str, Any]], origin: str, subtle: bool
+) -> None:
+    python = []
+    for record in records:
+        v = verify_record(json.loads(json.dumps(record)))
+        python.append({"ok": v.ok, "message": v.message, "rounds": v.rounds})
+    honest, tampered = python[:20], python[20:]
+    assert all(v == {"ok": True, "message": "verified", "rounds": v["rounds"]} for v in honest)
+    assert not any(v["ok"] for v in tampered)
+    kinds: dict[str, str] = {}
+    for k, v in enumerate(tampered):
+        kinds.setdefault(TAMPERS[k % len(TAMPERS)], v["message"])
+    assert kinds["server_seed"].startswith("fairness.commitment differs")
+    assert kinds["deck"].startswith("rounds[0].deck differs")
+    js = _run(browser, origin, records, subtle)
+    assert js == python
+    print(
+        f"\n{origin}: {sum(v['ok'] for v in js)} verified, {len(js) - sum(v['ok'] for v in js)}"
+        f" differ, {sum(v['rounds'] for v in js)} decks checked; e.g. {kinds['deck']}"
+    )
+
+
+def test_browser_says_why_it_cannot_verify(browser: Any) -> None:
+    """Malformed, unfinished or pre-scheme records: ``ok`` false, "cannot verify: …", no throw."""
+    unfinished = play_random(3, Options(), 4, fair=True, max_actions=20).record()
+    legacy = play_random(2, Options(), 4).record()
+    cases = ["{", {"format": "crisp-record/1"}, unfinished, legacy]
+    got = _run(browser, "http://127.0.0.1:8765", cases, True)
+    assert [g["ok"] for g in got] == [False] * 4
+    assert all(g["message"].startswith("cannot verify: ") and g["rounds"] == 0 for g in got)
+    assert "only once the game is over" in got[2]["message"]
+    assert "no fairness" in got[3]["message"]
