@@ -7,7 +7,6 @@ import json
 import os
 import sys
 import textwrap
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -93,28 +92,8 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Progress:
-    """A progress bar on stderr: ``simulate [#####.....] 523/1000 games 4.1 s``."""
-
-    def __init__(self) -> None:
-        self.start = time.monotonic()
-        self.shown = 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if done < total and now - self.shown < 0.1:
-            return
-        self.shown = now
-        width = 30
-        filled = width * done // max(total, 1)
-        bar = "#" * filled + "." * (width - filled)
-        sys.stderr.write(f"\rsimulate [{bar}] {done}/{total} games {now - self.start:.1f} s")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-
 def _simulate_bots(args: argparse.Namespace, options: Options) -> int:
+    from crisp.bots.common.simulate import simulate_bots
     from crisp.bots.crisp import LEVELS
     from crisp.bots.crisp.lab import run_games
 
@@ -135,30 +114,7 @@ def _simulate_bots(args: argparse.Namespace, options: Options) -> int:
             file=sys.stderr,
         )
         return 2
-    show = args.progress or (sys.stderr.isatty() and args.games >= 20)
-    started = time.monotonic()
-    report = run_games(
-        levels,
-        args.games,
-        args.seed,
-        options,
-        progress=_Progress() if show else None,
-        records=bool(args.records),
-    )
-    seconds = time.monotonic() - started
-    if args.records:
-        with open(args.records, "w", encoding="utf-8") as fh:
-            records = report.records
-            json.dump(records if args.games > 1 else records[0], fh, ensure_ascii=False)
-    if args.json:
-        print(json.dumps(report.to_json()))
-    else:
-        for line in report.lines():
-            print(line)
-        print(f"{seconds:.1f} s ({seconds / max(args.games, 1) * 1000:.1f} ms a game)")
-        if args.records:
-            print(f"records written to {args.records}")
-    return 1 if report.illegal else 0
+    return simulate_bots(args, run_games, levels, options)
 
 
 def _records_problem(path: str) -> str | None:
@@ -183,7 +139,7 @@ def _simulate(args: argparse.Namespace) -> int:
     if args.game == "crisps":
         from crisp.bots.crisps.simulate import simulate_crisps
 
-        return simulate_crisps(args, _Progress)
+        return simulate_crisps(args)
     if args.option:
         print(
             f"crisp simulate: --option {args.option[0]} is an option of Crisps! "

@@ -13,6 +13,7 @@ from crisp_cmd import crisp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from crisp.bots.common.base import Intent
 from crisp.bots.crisp import LEVELS, Bot, make_bot
 from crisp.bots.crisp.arena import (
     BotError,
@@ -23,7 +24,6 @@ from crisp.bots.crisp.arena import (
     play_game,
     play_levels,
 )
-from crisp.bots.crisp.base import Decision
 from crisp.bots.crisp.lab import run_games, wilson
 from crisp.engine.crisp import Game, Options
 from crisp.engine.crisp import actions as A
@@ -49,13 +49,13 @@ class Recorder:
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
         self.inbox: list[dict[str, Any]] = []
-        self.answers: list[tuple[int, float, Decision | None]] = []
+        self.answers: list[tuple[int, float, Intent | None]] = []
 
     def observe(self, msg: dict[str, Any]) -> None:
         self.inbox.append(msg)
         self.bot.observe(msg)
 
-    def decide(self, now: float) -> Decision | None:
+    def decide(self, now: float) -> Intent | None:
         answer = self.bot.decide(now)
         self.answers.append((len(self.inbox), now, answer))
         return answer
@@ -76,7 +76,7 @@ class Script:
         while self.next < len(self.todo) and self.todo[self.next][0] < self.count:
             self.next += 1  # taken (every action sends every seat a message)
 
-    def decide(self, now: float) -> Decision | None:
+    def decide(self, now: float) -> Intent | None:
         if self.next < len(self.todo) and self.todo[self.next][0] == self.count:
             _, t, action = self.todo[self.next]
             return (t, dict(action))
@@ -256,7 +256,7 @@ def test_decide_times_are_legal() -> None:
     ``window_until``), a play not before the draw; and the engine accepts it then."""
     checked = 0
 
-    def check(game: Game, seat: int, decision: Decision) -> None:
+    def check(game: Game, seat: int, decision: Intent) -> None:
         nonlocal checked
         t, action = decision
         r = game.round
@@ -292,7 +292,7 @@ def test_illegal_actions_are_counted_or_raised() -> None:
         def observe(self, msg: dict[str, Any]) -> None:
             pass
 
-        def decide(self, now: float) -> Decision | None:
+        def decide(self, now: float) -> Intent | None:
             return (now, {"do": "crisp"})
 
     options = Options()
@@ -326,7 +326,7 @@ class TakeOver:
         self.count += 1
         (self.bot or self.first).observe(msg)
 
-    def decide(self, now: float) -> Decision | None:
+    def decide(self, now: float) -> Intent | None:
         if self.bot is None and self.count >= self.after:
             game = self.game
             options = game.options.to_record()
@@ -356,7 +356,7 @@ def test_view_of_every_phase_loads() -> None:
     game = Game(["A", "B", "C"], options, seed=4)
     bots = make_bots(["hard", "normal", "random"], options, 4)
 
-    def check(g: Game, seat: int, decision: Decision) -> None:
+    def check(g: Game, seat: int, decision: Intent) -> None:
         nonlocal played_views
         for level in LEVEL_NAMES:
             fresh = make_bot(level, seat, list(g.players), options.to_record(), 1)

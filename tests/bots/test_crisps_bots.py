@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from crisp_cmd import crisp
 
+from crisp.bots.common.base import Intent
 from crisp.bots.crisps import LEVELS, CrispsBot, make_bot
 from crisp.bots.crisps import combos as C
 from crisp.bots.crisps.arena import BotError, make_bots, play_game, play_levels
-from crisp.bots.crisps.base import Decision
 from crisp.bots.crisps.hard import HardBot
 from crisp.bots.crisps.lab import run_games
 from crisp.bots.crisps.rollout import DRAW, FOLLOW, LEAD, World
@@ -55,7 +55,7 @@ def engine_hand(game: CrispsGame, seat: int) -> list[int]:
     return list(game.round.hands[seat])
 
 
-def model_check(bot: CrispsBot, game: CrispsGame, seat: int, decision: Decision) -> None:
+def model_check(bot: CrispsBot, game: CrispsGame, seat: int, decision: Intent) -> None:
     """At a decision: the bot's model of its own hand, the counts, the face-up card and the
     played cards is the engine's, and its own rules give the engine's legal plays."""
     tb = bot.table
@@ -87,7 +87,7 @@ def checked_game(levels: list[str], options: CrispsOptions, seed: int, check: bo
     if not check:
         return play_game(bots, options, seed, strict=True)
 
-    def check(game: CrispsGame, seat: int, decision: Decision) -> None:
+    def check(game: CrispsGame, seat: int, decision: Intent) -> None:
         model_check(bots[seat], game, seat, decision)
 
     return play_game(bots, options, seed, strict=True, check=check)
@@ -160,13 +160,13 @@ class Recorder:
     def __init__(self, bot: CrispsBot) -> None:
         self.bot = bot
         self.inbox: list[dict[str, Any]] = []
-        self.answers: list[tuple[int, float, Decision | None]] = []
+        self.answers: list[tuple[int, float, Intent | None]] = []
 
     def observe(self, msg: dict[str, Any]) -> None:
         self.inbox.append(json.loads(json.dumps(msg)))
         self.bot.observe(msg)
 
-    def decide(self, now: float) -> Decision | None:
+    def decide(self, now: float) -> Intent | None:
         answer = self.bot.decide(now)
         self.answers.append((len(self.inbox), now, answer))
         return answer
@@ -476,7 +476,7 @@ def test_strict_arena_raises_on_an_illegal_action() -> None:
     """The arena's ``strict``: a bot asking for an illegal action is a BotError."""
 
     class Cheater(CrispsBot):
-        def decide(self, now: float) -> Decision | None:
+        def decide(self, now: float) -> Intent | None:
             return (now, {"do": "pass"}) if self.table.my_turn else None
 
     options = CrispsOptions()

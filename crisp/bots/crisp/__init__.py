@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from crisp.bots.crisp.base import Action, Bot, Decision
+from crisp.bots.common.base import Action, Intent
+from crisp.bots.crisp.base import Bot
 from crisp.bots.crisp.casual import EasyBot, NormalBot
 from crisp.bots.crisp.hard import HardBot
 from crisp.bots.crisp.random_bot import RandomBot
@@ -37,4 +38,4 @@ def make_bot(level: str, seat: int, players: list[str], options: dict[str, Any],
     return cls(seat, players, options, level=level, seed=seed)
 
 
-__all__ = ["LEVELS", "Action", "Bot", "Decision", "make_bot"]
+__all__ = ["LEVELS", "Action", "Bot", "Intent", "make_bot"]

@@ -1,10 +1,8 @@
 """The bot interface: a client of one seat, honest by construction.
 
-A ``Bot`` is given exactly the messages its seat is sent (``observe``, in order) or a reconnect
-snapshot (``load_view``), keeps its own model of the table from them (``TableModel``) and answers
-``decide(now)`` with the action it wants next and the earliest game time at which it may take it.
-It never sees the engine: whatever it knows came through its seat's messages. Given its seed and
-its messages it is deterministic: the same messages give the same decisions.
+A ``Bot`` is a ``crisp.bots.common.base.SeatBotBase`` whose table is Crisp's ``TableModel``: it
+answers ``decide(now)`` with the action it wants next and the earliest game time at which it may
+take it (an ``Intent``).
 
 Subclasses (the levels) choose; this class does the bookkeeping: when a draw is due, when a crisp
 window is open, when a drawn card waits to be played, and the times of each.
@@ -15,52 +13,42 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from crisp.bots.crisp.table import LOOK, PLAY, Msg, TableModel
+from crisp.bots.common.base import Action, Intent, SeatBotBase
+from crisp.bots.crisp.table import LOOK, PLAY, TableModel
 from crisp.engine.crisp.rng import Rng
 
-Action = dict[str, Any]
-Decision = tuple[float, Action]
 T = TypeVar("T")
 
 
-class Bot:
+class Bot(SeatBotBase[TableModel, Rng]):
     """One seat's player. ``decide`` returns ``(time, action)`` or None (nothing to do until a
     new message). Actions are record actions without ``seat`` and ``t``."""
-
-    level: str = "base"
 
     def __init__(
         self, seat: int, players: list[str], options: dict[str, Any], *, level: str, seed: int
     ) -> None:
-        self.seat = seat
-        self.level = level
-        self.rng = Rng(seed)
-        self.table = TableModel(seat, players, options)
+        super().__init__(seat, level, Rng(seed), TableModel(seat, players, options))
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._memo_round = -1
-        self._intent: Decision | None = None
+        self._intent: Intent | None = None
         self._dirty = True
         self._look_t = 0.0
 
-    # -- the interface ----------------------------------------------------------------------------
+    # -- the bookkeeping of every message ---------------------------------------------------------
 
-    def observe(self, msg: dict[str, Any]) -> None:
-        """One message this seat was sent, in order. Unknown keys and types are ignored."""
-        self.table.observe(msg)
+    def kept(self, msg: dict[str, Any]) -> None:
         if msg.get("type") == "round":
             self._look_t = self.table.t
-        self.noticed(msg)
         self._dirty = True
 
-    def load_view(self, view: dict[str, Any]) -> None:
-        """Start (over) from a reconnect snapshot, ``game.view(seat)``: only what it shows."""
-        self.table.load_view(view)
+    def reloaded(self) -> None:
         self._look_t = self.table.t
         self._memo.clear()
-        self.restarted()
         self._dirty = True
 
-    def decide(self, now: float) -> Decision | None:
+    # -- the interface ----------------------------------------------------------------------------
+
+    def decide(self, now: float) -> Intent | None:
         """The next action wanted and the earliest game time to take it (never before ``now``),
         or None. A crisp call is only offered while its window is open at ``now``."""
         if self._dirty:
@@ -93,12 +81,6 @@ class Bot:
         """Play the drawn ``card`` (None: let the clock run out)."""
         raise NotImplementedError
 
-    def noticed(self, msg: Msg) -> None:
-        """A hook after each message has updated the table."""
-
-    def restarted(self) -> None:
-        """A hook after a snapshot replaced the table."""
-
     # -- helpers ----------------------------------------------------------------------------------
 
     def once(self, key: tuple[Any, ...], choose: Callable[[], T]) -> T:
@@ -120,7 +102,7 @@ class Bot:
 
     # -- bookkeeping ------------------------------------------------------------------------------
 
-    def _compute(self) -> Decision | None:
+    def _compute(self) -> Intent | None:
         tb = self.table
         if tb.over or tb.phase is None:
             return None

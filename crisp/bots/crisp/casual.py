@@ -16,7 +16,8 @@ window to the next, and once in a while it calls on a whim).
 
 from __future__ import annotations
 
-from crisp.bots.crisp.base import Action, Bot
+from crisp.bots.common.base import Action
+from crisp.bots.crisp.base import Bot
 from crisp.bots.crisp.table import Msg
 from crisp.engine.crisp.cards import JACK, KING, QUEEN, SLOTS, VALUE
 

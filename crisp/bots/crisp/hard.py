@@ -25,7 +25,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from crisp.bots.crisp.base import Action, Bot
+from crisp.bots.common.base import Action
+from crisp.bots.crisp.base import Bot
 from crisp.bots.crisp.estimate import Pool, normal_above
 from crisp.engine.crisp.cards import JACK, KING, QUEEN, SLOT_INDEX, SLOTS, SPECIAL_RANKS, VALUE
 

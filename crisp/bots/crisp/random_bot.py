@@ -10,7 +10,8 @@ time out (4%); when its crisp window opens it calls (20%).
 
 from __future__ import annotations
 
-from crisp.bots.crisp.base import Action, Bot
+from crisp.bots.common.base import Action
+from crisp.bots.crisp.base import Bot
 from crisp.engine.crisp.cards import JACK, KING, QUEEN, SLOTS
 
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from crisp.bots.crisps.base import Action, CrispsBot, Decision
+from crisp.bots.common.base import Action, Intent
+from crisp.bots.crisps.base import CrispsBot
 from crisp.bots.crisps.hard import HardBot
 from crisp.bots.crisps.normal import NormalBot
 from crisp.bots.crisps.random_bot import RandomBot
@@ -38,4 +39,4 @@ def make_bot(
     return cls(seat, players, options, level=level, seed=seed)
 
 
-__all__ = ["LEVELS", "Action", "CrispsBot", "Decision", "make_bot"]
+__all__ = ["LEVELS", "Action", "CrispsBot", "Intent", "make_bot"]

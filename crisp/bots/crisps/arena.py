@@ -1,39 +1,31 @@
 """Crisps! bots playing whole games in-process, against the engine, with nothing but their
 seat's messages.
 
-``play_game`` deals a ``CrispsGame`` (seeded), feeds each bot exactly the messages its seat is
-sent (``Out.for_seat``), asks each bot for the action it wants and applies, in time order, the
-earliest (seat 0 first on a tie) or the engine's next deadline, a deadline first on a tie
-(CS-TIMER: an action at the deadline is too late). Bots act at the time they ask for. A refused
-action (``CrispsRefusal``) is a bot bug: it is counted (raised with ``strict``), and that bot is
-not asked again until its next message. ``max_actions`` bounds a game. Each ``decide`` is timed
-(wall clock, for the report's decision times: nothing in a game depends on it).
+``play_game`` deals a ``CrispsGame`` (seeded) and plays it with the common driver
+(``crisp.bots.common.arena.play``): the earliest action first (seat 0 first on a tie) or the
+engine's next deadline, a deadline first on a tie (CS-TIMER: an action at the deadline is too
+late). A refused action (``CrispsRefusal``) is a bot bug. Each seat's decision times are kept for
+the report (wall clock: nothing in a game depends on them).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from functools import partial
+from typing import Any
 
-from crisp.bots.crisps.base import Decision
+from crisp.bots.common.arena import BotError, EngineArena, Player, Refused, play
+from crisp.bots.common.base import Intent
 from crisp.engine.crisps import CrispsGame, CrispsOptions, CrispsRefusal, Out
+
+__all__ = ["MAX_ACTIONS", "BotError", "Played", "Player", "bot_seed", "make_bots", "play_game"]
+__all__ += ["play_levels"]
 
 #: A game's default bound: far more actions than any finished game takes (a round has at most
 #: about a hundred).
 MAX_ACTIONS = 5_000
 MASK64 = (1 << 64) - 1
-
-
-class Player(Protocol):
-    def observe(self, msg: dict[str, Any]) -> None: ...
-
-    def decide(self, now: float) -> Decision | None: ...
-
-
-class BotError(AssertionError):
-    """A bot asked for an illegal action (``strict``): always a bug."""
 
 
 @dataclass(slots=True)
@@ -51,6 +43,32 @@ class Played:
     #: per seat: decisions asked for (first ``decide`` of a due decision) and their seconds
     decisions: list[list[float]] = field(default_factory=lambda: [[], []])
     record: dict[str, Any] | None = None
+
+
+class _Arena(EngineArena[CrispsGame]):
+    """A ``CrispsGame`` as the common driver plays it: started once, at the beginning."""
+
+    def __init__(self, game: CrispsGame) -> None:
+        super().__init__(game)
+        self.started = False
+
+    def opening(self) -> list[Out] | None:
+        if self.started:
+            return None
+        self.started = True
+        return self.game.start()
+
+    def now(self) -> float:
+        return self.game.now
+
+    def round_number(self) -> int:
+        return self.game.round_no
+
+    def apply(self, seat: int, wanted: dict[str, Any], at: float) -> list[Out]:
+        try:
+            return self.game.apply(seat, wanted, at)
+        except CrispsRefusal as err:
+            raise Refused(err.rule, err.message) from err
 
 
 def bot_seed(seed: int, seat: int) -> int:
@@ -78,7 +96,7 @@ def play_game(
     max_actions: int = MAX_ACTIONS,
     strict: bool = False,
     keep_record: bool = False,
-    check: Callable[[CrispsGame, int, Decision], None] | None = None,
+    check: Callable[[CrispsGame, int, Intent], None] | None = None,
     deliver_hook: Callable[[int, dict[str, Any]], None] | None = None,
     game: CrispsGame | None = None,
 ) -> Played:
@@ -90,69 +108,26 @@ def play_game(
     opts = options or CrispsOptions()
     if game is None:
         game = CrispsGame(["P1", "P2"], opts, seed=seed)
-    played = Played(seed, [0, 0], None, False, 0, 0)
-    muted = [False, False]
-    fresh = [True, True]
-
-    def deliver(outs: list[Out]) -> None:
-        for out in outs:
-            for s in (0, 1):
-                if out.for_seat(s):
-                    if deliver_hook is not None:
-                        deliver_hook(s, out.msg)
-                    bots[s].observe(out.msg)
-                    muted[s] = False
-                    fresh[s] = True
-
-    deliver(game.start())
-    while not game.over:
-        now = game.now
-        best: tuple[float, int, dict[str, Any]] | None = None
-        for s, bot in enumerate(bots):
-            if muted[s]:
-                continue
-            began = time.perf_counter()
-            want = bot.decide(now)
-            if fresh[s] and want is not None:
-                played.decisions[s].append(time.perf_counter() - began)
-                fresh[s] = False
-            if want is None:
-                continue
-            if check is not None:
-                check(game, s, want)
-            if best is None or want[0] < best[0]:
-                best = (want[0], s, want[1])
-        deadline = game.next_deadline()
-        if deadline is not None and (best is None or deadline <= best[0]):
-            deliver(game.advance(deadline))
-            continue
-        if best is None:
-            played.stalled = True
-            break
-        if played.actions >= max_actions:
-            break
-        t, s, wanted = best
-        at = max(t, now)
-        try:
-            outs = game.apply(s, dict(wanted), at)
-        except CrispsRefusal as err:
-            played.illegal.append((s, dict(wanted), err.rule))
-            if strict:
-                raise BotError(
-                    f"seat {s} asked for an illegal {wanted} at {at} s "
-                    f"(round {game.round_no}): {err.rule}: {err.message}"
-                ) from err
-            muted[s] = True  # until its next message
-            continue
-        played.actions += 1
-        deliver(outs)
-    played.points = list(game.points)
-    played.winner = game.winner
-    played.over = game.over
-    played.rounds = game.round_no
-    if keep_record:
-        played.record = game.record()
-    return played
+    run = play(
+        _Arena(game),
+        bots,
+        max_actions=max_actions,
+        strict=strict,
+        check=None if check is None else partial(check, game),
+        on_message=deliver_hook,
+    )
+    return Played(
+        seed,
+        list(game.points),
+        game.winner,
+        game.over,
+        game.round_no,
+        run.actions,
+        run.illegal,
+        run.stalled,
+        run.decisions,
+        game.record() if keep_record else None,
+    )
 
 
 def play_levels(

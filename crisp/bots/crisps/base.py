@@ -1,12 +1,11 @@
 """The Crisps! bot interface: a client of one seat, honest by construction.
 
-A ``CrispsBot`` is given exactly the messages its seat is sent (``observe``, in order) or a
-reconnect snapshot (``load_view``), keeps its own ``TableModel`` from them and answers
-``decide(now)`` with the action it wants next and the earliest game time to take it — the moment
-its decision was first asked for, never before ``now`` — or None (nothing to do, or it lets its
-clock run out). It chooses among the legal plays its seat is offered (the ``turn`` message's
-``legal``). Given its seed and its messages it is deterministic; a choice, once made, stays made
-until the next message that changes what is due.
+A ``CrispsBot`` is a ``crisp.bots.common.base.SeatBotBase`` whose table is Crisps!'s
+``TableModel``: it answers ``decide(now)`` with the action it wants next and the earliest game
+time to take it — the moment its decision was first asked for, never before ``now`` — or None
+(nothing to do, or it lets its clock run out). It chooses among the legal plays its seat is
+offered (the ``turn`` message's ``legal``). Given its seed and its messages it is deterministic;
+a choice, once made, stays made until the next message that changes what is due.
 """
 
 from __future__ import annotations
@@ -14,45 +13,28 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from crisp.bots.common.base import Action, Intent, SeatBotBase
 from crisp.bots.crisps.combos import Combo, combo_cards, leads
 from crisp.bots.crisps.table import DRAW, LEAD, TableModel
 
-Action = dict[str, Any]
-Decision = tuple[float, Action]
 
-
-class CrispsBot:
+class CrispsBot(SeatBotBase[TableModel, random.Random]):
     """One seat's player; the levels override ``choose_lead``, ``choose_follow`` and
     ``choose_take`` (and ``lets_time_run_out``)."""
-
-    level = "base"
 
     def __init__(
         self, seat: int, players: list[str], options: dict[str, Any], *, level: str, seed: int
     ) -> None:
         if seat not in (0, 1):
             raise ValueError(f"Crisps! has seats 0 and 1, not {seat!r}")
-        self.seat = seat
-        self.level = level
-        self.rng = random.Random(seed)
-        self.table = TableModel.new(seat, players, options)
+        super().__init__(seat, level, random.Random(seed), TableModel.new(seat, players, options))
         self._epoch = -1
         self._since = 0.0
         self._choice: Action | None = None
 
     # -- the interface ----------------------------------------------------------------------------
 
-    def observe(self, msg: dict[str, Any]) -> None:
-        """One message this seat was sent, in order. Unknown keys and types are ignored."""
-        self.table.observe(msg)
-        self.noticed(msg)
-
-    def load_view(self, view: dict[str, Any]) -> None:
-        """Start (over) from a reconnect snapshot, ``game.view(seat)``: only what it shows."""
-        self.table.load_view(view)
-        self.restarted()
-
-    def decide(self, now: float) -> Decision | None:
+    def decide(self, now: float) -> Intent | None:
         """The next action wanted and the earliest game time to take it, or None."""
         tb = self.table
         if not tb.my_turn:
@@ -81,12 +63,6 @@ class CrispsBot:
     def lets_time_run_out(self) -> bool:
         """Let this decision time out (only ever with a timer)."""
         return False
-
-    def noticed(self, msg: dict[str, Any]) -> None:
-        """A hook after each message has updated the table."""
-
-    def restarted(self) -> None:
-        """A hook after a snapshot replaced the table."""
 
     # -- bookkeeping ------------------------------------------------------------------------------
 

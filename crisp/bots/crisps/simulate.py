@@ -10,12 +10,10 @@ levels (default ``random,random``); ``--games``, ``--seed``, ``--json``, ``--pro
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import time
-from collections.abc import Callable
 from typing import Any
 
+from crisp.bots.common.simulate import simulate_bots
 from crisp.engine.crisps import CrispsOptions
 from crisp.engine.crisps.options import FIELDS
 
@@ -51,8 +49,8 @@ def _fail(message: str) -> int:
     return 2
 
 
-def simulate_crisps(args: argparse.Namespace, progress: Callable[[], Any]) -> int:
-    """Run ``crisp simulate --game crisps`` (``progress()`` makes a progress bar)."""
+def simulate_crisps(args: argparse.Namespace) -> int:
+    """Run ``crisp simulate --game crisps``."""
     from crisp.bots.crisps import LEVELS
     from crisp.bots.crisps.lab import run_games
 
@@ -73,27 +71,4 @@ def simulate_crisps(args: argparse.Namespace, progress: Callable[[], Any]) -> in
         options = parse_options(args.option, args.timer)
     except (OptionError, ValueError) as err:
         return _fail(str(err))
-    show = args.progress or (sys.stderr.isatty() and args.games >= 20)
-    started = time.monotonic()
-    report = run_games(
-        levels,
-        args.games,
-        args.seed,
-        options,
-        progress=progress() if show else None,
-        records=bool(args.records),
-    )
-    seconds = time.monotonic() - started
-    if args.records:
-        with open(args.records, "w", encoding="utf-8") as fh:
-            records = report.records
-            json.dump(records if args.games > 1 else records[0], fh, ensure_ascii=False)
-    if args.json:
-        print(json.dumps(report.to_json()))
-    else:
-        for line in report.lines():
-            print(line)
-        print(f"{seconds:.1f} s ({seconds / max(args.games, 1) * 1000:.1f} ms a game)")
-        if args.records:
-            print(f"records written to {args.records}")
-    return 1 if report.illegal else 0
+    return simulate_bots(args, run_games, levels, options)

@@ -16,12 +16,12 @@ from dataclasses import MISSING, dataclass, field, fields
 from enum import Enum
 from typing import Annotated, Any, ClassVar, Literal
 
+from crisp.engine.common.messages import Message
 from crisp.engine.crisp.cards import SlotName
 
 #: The metadata keys of an event's fields: its description, and "left out when None".
 DOC, OMIT = "doc", "omit"
 
-Message = dict[str, Any]
 
 __all__ = ["DOC", "EVENTS", "EVENT_TYPES", "OMIT", "Event", "Message", "SlotName", "Wire"]
 

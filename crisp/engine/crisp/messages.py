@@ -1,20 +1,18 @@
-"""Who is sent what: every change of the game yields ``Out(to, msg, event)`` records.
+"""Crisp's addressed messages: every change of the game yields ``Out(to, msg, event)`` records.
 
-``event`` is the typed message (``crisp.engine.crisp.events``) and ``msg`` its wire form, made once
-with
-the event (read-only: ``event.to_wire()`` gives a copy to change): what a server sends and what
-``stream`` returns. ``to`` is None for everyone (every seat and every spectator), a seat number
-``s >= 0`` for that seat alone (a private message), or ``~s`` (negative) for everyone but seat
-``s``: the public twin of a private message, such as a draw without its card.
+``to`` and ``msg`` are as for every game (``crisp.engine.common.messages``: None for everyone,
+``s >= 0`` for seat ``s`` alone, ``~s`` for everyone but seat ``s``). ``event`` is the typed message
+(``crisp.engine.crisp.events``) and ``msg`` its wire form, made once with the event (read-only:
+``event.to_wire()`` gives a copy to change). ``deliver`` routes a change to every inbox at once.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from crisp.engine.crisp.events import Event, Message
+from crisp.engine.common.messages import Message, dumps_stream, encode, reaches, stream
+from crisp.engine.crisp.events import Event
 
 __all__ = ["Message", "Out", "deliver", "dumps_stream", "encode", "stream"]
 
@@ -35,17 +33,7 @@ class Out(NamedTuple):
 
     def for_seat(self, seat: int | None) -> bool:
         """Whether ``seat`` (None: a spectator) is sent this message."""
-        to = self.to
-        if to is None:
-            return True
-        if to >= 0:
-            return to == seat
-        return seat is None or seat != ~to
-
-
-def stream(outs: Iterable[Out], seat: int | None) -> list[Message]:
-    """The messages ``seat`` (None: a spectator) receives, in order."""
-    return [o.msg for o in outs if o.for_seat(seat)]
+        return reaches(self.to, seat)
 
 
 def deliver(outs: Iterable[Out], inboxes: list[list[Message]]) -> None:
@@ -65,13 +53,3 @@ def deliver(outs: Iterable[Out], inboxes: list[list[Message]]) -> None:
             for i, box in enumerate(inboxes):
                 if i != skip:
                     box.append(msg)
-
-
-def encode(msg: Message) -> str:
-    """One message as compact JSON, the same bytes every time."""
-    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
-
-
-def dumps_stream(messages: Iterable[Message]) -> str:
-    """One JSON object a line, as ``crisp replay --seat N`` prints it."""
-    return "".join(encode(m) + "\n" for m in messages)

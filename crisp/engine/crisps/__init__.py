@@ -4,10 +4,10 @@
 commit–reveal ``Fairness`` of ``crisp.engine.common.fairness``. Time is an argument (game
 seconds)."""
 
+from crisp.engine.common.messages import WATCHERS, Out
 from crisp.engine.crisps.combos import Combo, can_follow, classify
 from crisp.engine.crisps.errors import CrispsRefusal
 from crisp.engine.crisps.game import CrispsGame
-from crisp.engine.crisps.messages import WATCHERS, Out
 from crisp.engine.crisps.options import CrispsOptions
 
 __all__ = [

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crisp.engine.common.fairness import Committed, Fairness
+from crisp.engine.common.messages import WATCHERS, Out
 from crisp.engine.crisps.cards import RANKS, Counts, contains, counts_of, is_deck, parse, text
 from crisp.engine.crisps.combos import Combo, can_follow, classify, combos_within, followable
 from crisp.engine.crisps.errors import CrispsRefusal
-from crisp.engine.crisps.messages import WATCHERS, Out
 from crisp.engine.crisps.options import CrispsOptions
 from crisp.engine.crisps.shuffle import Dealing
 

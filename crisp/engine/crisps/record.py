@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from crisp.engine.common.fairness import SCHEME, Committed, Fairness, fairness_from_record
+from crisp.engine.common.messages import Message, Out
+from crisp.engine.common.messages import stream as filter_stream
 from crisp.engine.crisps.cards import is_deck
 from crisp.engine.crisps.errors import CrispsRefusal
-from crisp.engine.crisps.messages import Message, Out
-from crisp.engine.crisps.messages import stream as filter_stream
 from crisp.engine.crisps.options import CrispsOptions
 
 if TYPE_CHECKING:
