@@ -34,8 +34,6 @@ Clock = Callable[[], float]
 class TokenBucket:
     """``rate`` tokens a second, at most ``burst`` saved up; starts full."""
 
-    __slots__ = ("at", "burst", "rate", "tokens")
-
     def __init__(self, rate: float, burst: float, now: float) -> None:
         self.rate = rate
         self.burst = float(burst)
