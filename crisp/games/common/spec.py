@@ -9,13 +9,15 @@ from typing import Any, ClassVar
 
 from crisp.games.common.fields import StrictFields, checked
 from crisp.games.common.logged import LoggedMatch
+from crisp.games.common.records import RecordTools
 from crisp.games.common.seatbot import AtSeat, GameBot
 from crisp.server.seam import LogEntry, Match, Seeds
 
 
 class AdapterSpec:
     """The seam's ``GameSpec``, from a game's ``name``, ``seats`` and ``bot_levels``, its
-    ``move_fields`` and ``option_fields`` models, its ``match`` and its ``bot``."""
+    ``move_fields`` and ``option_fields`` models, its ``match`` and its ``bot``; and, for the
+    command line, its ``records`` (``crisp replay``, ``crisp verify``)."""
 
     name: ClassVar[str]
     seats: ClassVar[tuple[int, int]]
@@ -23,6 +25,7 @@ class AdapterSpec:
     move_fields: ClassVar[type[StrictFields]]
     option_fields: ClassVar[type[StrictFields]]
     match: ClassVar[type[LoggedMatch[Any]]]
+    records: ClassVar[RecordTools]
 
     def default_options(self) -> dict[str, Any]:
         raise NotImplementedError

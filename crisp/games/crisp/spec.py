@@ -12,6 +12,7 @@ from crisp.engine.crisp.game import MAX_PLAYERS, MIN_PLAYERS
 from crisp.games.common.spec import AdapterSpec
 from crisp.games.crisp.match import CrispMatch
 from crisp.games.crisp.moves import CrispMove, CrispOptions, check_move_fields
+from crisp.games.crisp.records import RECORDS
 
 
 class CrispSpec(AdapterSpec):
@@ -20,6 +21,7 @@ class CrispSpec(AdapterSpec):
     bot_levels = ("easy", "normal", "hard")
     move_fields = CrispMove
     option_fields = CrispOptions
+    records = RECORDS
     match = CrispMatch
 
     def default_options(self) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from crisp.engine.crisps import CrispsOptions
 from crisp.games.common.spec import AdapterSpec
 from crisp.games.crisps import moves
 from crisp.games.crisps.match import CrispsMatch
+from crisp.games.crisps.records import RECORDS
 
 
 class CrispsSpec(AdapterSpec):
@@ -17,6 +18,7 @@ class CrispsSpec(AdapterSpec):
     bot_levels = ("random", "normal", "hard")
     move_fields = moves.CrispsMove
     option_fields = moves.CrispsOptions
+    records = RECORDS
     match = CrispsMatch
 
     def default_options(self) -> dict[str, Any]:
