@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
 
 
@@ -30,3 +32,16 @@ class RecordTools(Protocol):
 
     def verify(self, record: Any, /) -> Verdict:
         """``crisp verify`` of one record (a dict read from JSON); raises ``Unverifiable``."""
+
+
+def replayed(work: Callable[[], int], illegal: type[Exception], malformed: type[Exception]) -> int:
+    """``work``'s exit code; a record that breaks a rule (``illegal``: 1) or is malformed
+    (``malformed``: 2) says so on stderr, in one line."""
+    try:
+        return work()
+    except illegal as err:
+        print(f"crisp replay: {err}", file=sys.stderr)
+        return 1
+    except malformed as err:
+        print(f"crisp replay: malformed record: {err}", file=sys.stderr)
+        return 2

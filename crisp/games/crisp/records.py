@@ -9,41 +9,36 @@ from typing import Any
 
 from crisp.engine.crisp import verify
 from crisp.engine.crisp.record import RecordError, ReplayError, dumps_stream, load, replay, stream
-from crisp.games.common.records import Unverifiable, Verdict
+from crisp.games.common.records import Unverifiable, Verdict, replayed
 
 
 class CrispRecords:
     format = "crisp-record/1"
 
     def replay(self, path: str, seat: int | None, spectator: bool) -> int:
-        try:
-            record = load(path)
-            if seat is not None or spectator:
-                n = len(record["players"])
-                if seat is not None and not 0 <= seat < n:
-                    print(
-                        f"crisp replay: --seat {seat}: the record has {n} seats, 0 to {n - 1}",
-                        file=sys.stderr,
-                    )
-                    return 2
-                sys.stdout.write(dumps_stream(stream(record, None if spectator else seat)))
-            else:
+        def work() -> int:
+            try:
+                record = load(path)
+            except UnicodeDecodeError as err:
+                byte = err.object[err.start]
+                print(
+                    f"crisp replay: {path} is not UTF-8 text (byte 0x{byte:02x} at offset "
+                    f"{err.start}): a record is a JSON file",
+                    file=sys.stderr,
+                )
+                return 2
+            if seat is None and not spectator:
                 print(json.dumps(replay(record).result, ensure_ascii=False))
-        except ReplayError as err:
-            print(f"crisp replay: {err}", file=sys.stderr)
-            return 1
-        except RecordError as err:
-            print(f"crisp replay: malformed record: {err}", file=sys.stderr)
-            return 2
-        except UnicodeDecodeError as err:
-            byte = err.object[err.start]
-            print(
-                f"crisp replay: {path} is not UTF-8 text (byte 0x{byte:02x} at offset "
-                f"{err.start}): a record is a JSON file",
-                file=sys.stderr,
-            )
-            return 2
-        return 0
+                return 0
+            n = len(record["players"])
+            if seat is not None and not 0 <= seat < n:
+                said = f"crisp replay: --seat {seat}: the record has {n} seats, 0 to {n - 1}"
+                print(said, file=sys.stderr)
+                return 2
+            sys.stdout.write(dumps_stream(stream(record, None if spectator else seat)))
+            return 0
+
+        return replayed(work, ReplayError, RecordError)
 
     def verify(self, record: Any) -> Verdict:
         try:

@@ -10,32 +10,27 @@ from typing import Any
 from crisp.engine.crisps.messages import dumps_stream
 from crisp.engine.crisps.record import RecordError, ReplayError, replay
 from crisp.engine.crisps.verify import CrispsUnverifiable, verify_crisps
-from crisp.games.common.records import Unverifiable, Verdict
+from crisp.games.common.records import Unverifiable, Verdict, replayed
 
 
 class CrispsRecords:
     format = "crisps-record/1"
 
     def replay(self, path: str, seat: int | None, spectator: bool) -> int:
-        try:
+        def work() -> int:
             if seat is not None and seat not in (0, 1):
-                print(
-                    f"crisp replay: --seat {seat}: the record has 2 seats, 0 to 1", file=sys.stderr
-                )
+                said = f"crisp replay: --seat {seat}: the record has 2 seats, 0 to 1"
+                print(said, file=sys.stderr)
                 return 2
             done = replay(path)
-            if seat is not None or spectator:
+            if seat is None and not spectator:
+                print(json.dumps(done.result, ensure_ascii=False))
+            else:
                 watcher = None if spectator else seat
                 sys.stdout.write(dumps_stream(o.msg for o in done.outs if o.for_seat(watcher)))
-            else:
-                print(json.dumps(done.result, ensure_ascii=False))
-        except ReplayError as err:
-            print(f"crisp replay: {err}", file=sys.stderr)
-            return 1
-        except RecordError as err:
-            print(f"crisp replay: malformed record: {err}", file=sys.stderr)
-            return 2
-        return 0
+            return 0
+
+        return replayed(work, ReplayError, RecordError)
 
     def verify(self, record: Any) -> Verdict:
         try:
