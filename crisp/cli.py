@@ -14,82 +14,10 @@ from typing import Any, NoReturn
 from crisp.engine.crisp.options import LIMITS, Options
 
 
-def _is_crisps_record(path: str) -> bool:
-    """Whether ``path`` holds a ``crisps-record/1`` (anything else goes to Crisp's replay,
-    which reports its own errors)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and data.get("format") == "crisps-record/1"
-
-
-def _replay_crisps(args: argparse.Namespace) -> int:
-    from crisp.engine.crisps.messages import dumps_stream
-    from crisp.engine.crisps.record import RecordError, ReplayError, replay
-
-    try:
-        if args.seat is not None and args.seat not in (0, 1):
-            print(
-                f"crisp replay: --seat {args.seat}: the record has 2 seats, 0 to 1", file=sys.stderr
-            )
-            return 2
-        done = replay(args.file)
-        if args.seat is not None or args.spectator:
-            seat = None if args.spectator else args.seat
-            sys.stdout.write(dumps_stream(o.msg for o in done.outs if o.for_seat(seat)))
-        else:
-            print(json.dumps(done.result, ensure_ascii=False))
-    except ReplayError as err:
-        print(f"crisp replay: {err}", file=sys.stderr)
-        return 1
-    except RecordError as err:
-        print(f"crisp replay: malformed record: {err}", file=sys.stderr)
-        return 2
-    return 0
-
-
 def _replay(args: argparse.Namespace) -> int:
-    if _is_crisps_record(args.file):
-        return _replay_crisps(args)
-    from crisp.engine.crisp.record import (
-        RecordError,
-        ReplayError,
-        dumps_stream,
-        load,
-        replay,
-        stream,
-    )
+    from crisp.games.records import replay_file
 
-    try:
-        record = load(args.file)
-        if args.seat is not None or args.spectator:
-            n = len(record["players"])
-            if args.seat is not None and not 0 <= args.seat < n:
-                print(
-                    f"crisp replay: --seat {args.seat}: the record has {n} seats, 0 to {n - 1}",
-                    file=sys.stderr,
-                )
-                return 2
-            seat = None if args.spectator else args.seat
-            sys.stdout.write(dumps_stream(stream(record, seat)))
-        else:
-            print(json.dumps(replay(record).result, ensure_ascii=False))
-    except ReplayError as err:
-        print(f"crisp replay: {err}", file=sys.stderr)
-        return 1
-    except RecordError as err:
-        print(f"crisp replay: malformed record: {err}", file=sys.stderr)
-        return 2
-    except UnicodeDecodeError as err:
-        byte = err.object[err.start]
-        print(
-            f"crisp replay: {args.file} is not UTF-8 text (byte 0x{byte:02x} at offset "
-            f"{err.start}): a record is a JSON file",
-            file=sys.stderr,
-        )
-        return 2
-    return 0
+    return replay_file(args.file, args.seat, args.spectator)
 
 
 def _simulate_bots(args: argparse.Namespace, options: Options) -> int:
@@ -353,7 +281,7 @@ def _missing(parser: argparse.ArgumentParser, what: str, names: str) -> Callable
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from crisp.engine.crisp.verify import main as verify_main
+    from crisp.games.records import verify_main
 
     return verify_main([args.file])
 

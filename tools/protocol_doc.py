@@ -29,6 +29,8 @@ from string import Template
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
 
 from crisp.engine.common.fairness import Fairness, seed_from_int
 from crisp.engine.crisp import Game
@@ -40,11 +42,13 @@ from crisp.engine.crisps import CrispsGame
 from crisp.engine.crisps import CrispsOptions as CrispsEngineOptions
 from crisp.engine.crisps import Out as CrispsOut
 from crisp.engine.crisps.cards import SORTED_DECK as SORTED_CRISPS_DECK
+from crisp.games import DEFAULT_GAMES
 from crisp.games.crisp import wire as E
 from crisp.games.crisp.moves import CrispMove, CrispOptions
 from crisp.games.crisps import wire as CW
 from crisp.games.crisps.moves import CrispsMove
 from crisp.games.crisps.moves import CrispsOptions as CrispsOptionsModel
+from crisp.server.registry import Registry
 from crisp.server.rooms.members import CODE_ALPHABET, CODE_LENGTH, NAME_MAX
 from crisp.server.settings import Settings
 from crisp.server.wire import protocol as P
@@ -59,6 +63,23 @@ FLOOD_LIMIT = 200
 #: The rate limit answers ``rate_limited`` for the first message it drops and then for every
 #: this many in a row (``app.py``'s WebSocket loop; a test keeps the two equal).
 FLOOD_ANSWER_EVERY = 20
+
+
+#: The most seats a game of the default list has: the bound of the protocol's seat numbers.
+MOST_SEATS = Registry.load(DEFAULT_GAMES).most_seats
+
+
+class Schema(GenerateJsonSchema):
+    """The JSON Schema of a model, with the protocol's seat numbers bounded as the server bounds
+    them (below the most seats of its games: ``protocol.below_the_most_seats``)."""
+
+    def function_after_schema(
+        self, schema: core_schema.AfterValidatorFunctionSchema
+    ) -> JsonSchemaValue:
+        json_schema = super().function_after_schema(schema)
+        if schema["function"]["function"] is P.below_the_most_seats:
+            json_schema = {**json_schema, "maximum": MOST_SEATS - 1}
+        return json_schema
 
 
 def setting(name: str) -> str:
@@ -473,7 +494,7 @@ def ordered(model: type[BaseModel], example: dict[str, Any]) -> dict[str, Any]:
 
 
 def fields_table(model: type[BaseModel]) -> str:
-    schema = model.model_json_schema()
+    schema = model.model_json_schema(schema_generator=Schema)
     props: dict[str, Any] = schema["properties"]
     required = set(schema.get("required", []))
     rows = ["| field | type | required | description |", "| --- | --- | --- | --- |"]
@@ -580,7 +601,7 @@ def object_section(model: type[BaseModel]) -> str:
 
 
 def schema_block(title: str, adapter: TypeAdapter[Any]) -> str:
-    schema = json.dumps(adapter.json_schema(), ensure_ascii=False, indent=1)
+    schema = json.dumps(adapter.json_schema(schema_generator=Schema), ensure_ascii=False, indent=1)
     return f"### {title}\n\n```json\n{schema}\n```"
 
 

@@ -169,6 +169,8 @@ def main(actions: int, rooms: int, clock_speed: float, as_json: bool) -> int:
     import subprocess
     import sys
 
+    from crisp.server.run.workers import serve_command
+
     with tempfile.TemporaryDirectory() as tmp:
         env = {
             **os.environ,
@@ -177,20 +179,7 @@ def main(actions: int, rooms: int, clock_speed: float, as_json: bool) -> int:
             "CRISP_LIMIT_EXEMPT_IPS": '["127.0.0.1"]',
         }  # its rooms come from one address
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "crisp",
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--data-dir",
-                tmp,
-                "--clock-speed",
-                str(clock_speed),
-            ],
+            serve_command(0, tmp, clock_speed),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

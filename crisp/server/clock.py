@@ -53,8 +53,6 @@ class LoopClock:
 
 
 class _Entry:
-    __slots__ = ("cancelled", "wake", "when")
-
     def __init__(self, when: float, wake: Wake) -> None:
         self.when = when
         self.wake = wake

@@ -33,6 +33,11 @@ class Registry:
     def default(self) -> str:
         return next(iter(self._specs))
 
+    @property
+    def most_seats(self) -> int:
+        """The most players any of the games has (a seat number is below it)."""
+        return max((spec.seats[1] for spec in self._specs.values()), default=0)
+
     @classmethod
     def load(cls, paths: Iterable[str]) -> Registry:
         """The games at ``paths`` (``module:attribute``), the first one the default."""

@@ -27,11 +27,12 @@ pause or a restart). A game without them returns None / an empty change.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple, Protocol
+
+from crisp.engine.common.fairness import commitment_of
 
 LogEntry = dict[str, Any]
 Fields = dict[str, Any]
@@ -89,7 +90,7 @@ class Seeds:
 
     def commitment(self) -> str:
         """SHA-256 of the server seed, lower-case hex: what the ``room`` message published."""
-        return hashlib.sha256(self.server_seed).hexdigest()
+        return commitment_of(self.server_seed)
 
     def __repr__(self) -> str:  # never print the secret (a log line, a traceback)
         return f"Seeds(commitment={self.commitment()!r}, client_seeds={self.client_seeds!r})"

@@ -7,6 +7,8 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from crisp.games import DEFAULT_GAMES
+
 
 class Settings(BaseSettings):
     """Every knob of ``crisp serve``. Each one is also read from ``CRISP_<NAME>``."""
@@ -65,7 +67,7 @@ class Settings(BaseSettings):
         8, ge=1, le=64, description="the round trips whose median is a connection's estimate"
     )
     games: list[str] = Field(
-        default_factory=lambda: ["crisp.games.crisp:SPEC", "crisp.games.crisps:SPEC"],
+        default_factory=lambda: list(DEFAULT_GAMES),
         description="the games this server hosts, as module:attribute (the first is the default)",
     )
     database_url: str | None = Field(

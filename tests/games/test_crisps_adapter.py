@@ -1,6 +1,6 @@
 """The Crisps! adapter (``crisp/games/crisps``) on its own: the shapes of moves and options, the
 match's status, its log rebuilding the game exactly (moves, timeouts, clock restarts), refusals
-as ``MoveRefused`` with the rule id, and the fallback bot playing only legal moves."""
+as ``MoveRefused`` with the rule id, and its bots at a server's seat playing only legal moves."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from crisp.games.crisps import SPEC
-from crisp.games.crisps.spec import LegalRandomBot
 from crisp.server.seam import BadFields, MoveRefused, Seeds, Status
 
 SEEDS = Seeds(bytes(range(32)), ("ab12", ""))
@@ -109,9 +108,12 @@ def test_a_refusal_is_move_refused_with_the_rule_and_keeps_the_deadlines() -> No
     ]
 
 
-def test_fallback_bot_plays_legal_moves_from_its_turns() -> None:
+@pytest.mark.parametrize("level", SPEC.bot_levels)
+def test_seated_bots_play_legal_moves_from_their_turns(level: str) -> None:
     match, _ = SPEC.new_match(["Ana", "Ben"], {}, 1, SEEDS)
-    bots = [LegalRandomBot(s, s, None) for s in (0, 1)]
+    bots = [
+        SPEC.make_bot(level, s, ["Ana", "Ben"], SPEC.default_options(), None, s) for s in (0, 1)
+    ]
     outs = match.start_round().outs
     t = 0.0
     while match.status() == Status.PLAYING:
@@ -121,7 +123,8 @@ def test_fallback_bot_plays_legal_moves_from_its_turns() -> None:
                     bot.observe(o.msg)
         wanted = [(s, b.decide(t)) for s, b in enumerate(bots)]
         ((seat, decision),) = [(s, d) for s, d in wanted if d is not None]
-        assert decision == bots[seat].decide(t + 5)  # the same until the game moves on
+        later = bots[seat].decide(t + 5)  # the same move until the game moves on
+        assert later is not None and later.move == decision.move
         assert decision.move in match.legal_moves(seat)
         t = decision.at
         outs = match.apply(seat, decision.move, t, 0).outs

@@ -1,5 +1,5 @@
 """The game seam carries a game the server has never heard of: High Card
-(``tests/support/toygame.py``),
+(``tests/support/toygame/``: engine, bots and adapter, as a third game is laid out),
 registered in this test only, played whole through the real app and WebSocket code (Starlette's
 test client: HTTP routes, the WebSocket loop, the hub, the room pipeline, SQLite), with a small
 leak check: no seat and no watcher sees a card of the other hand before its trick shows it."""
@@ -18,6 +18,7 @@ from websockets.sync.client import connect
 
 from crisp.server.app import create_app
 from crisp.server.registry import Registry
+from crisp.server.seam import Seeds, Status
 from crisp.server.settings import Settings
 
 Msg = dict[str, Any]
@@ -117,3 +118,25 @@ def test_high_card_plays_through_the_real_server(tmp_path: Path) -> None:
         assert cards_seen(streams[seat], hand) == [], f"seat {seat} saw the other hand"
     assert cards_seen(streams[2], []) == [], "the watcher saw a hand"
     assert not any(m["type"] == "hand" for m in streams[2])
+
+
+def test_high_card_bots_play_it_out_and_its_log_rebuilds_the_game() -> None:
+    """The toy game's bots (``toygame/bots.py``) at the seam's seats play a whole game; its log
+    (head + entries, ``crisp.games.common.logged``) rebuilds the same game."""
+    spec = toygame.SPEC
+    match, head = spec.new_match(["Ana", "Ben"], {}, 1, Seeds(bytes(range(32)), ("", "")))
+    bots = [spec.make_bot("easy", s, ["Ana", "Ben"], {}, None, s) for s in (0, 1)]
+    change = match.start_round()
+    log = [head, *change.entries]
+    while match.status() == Status.PLAYING:
+        for out in change.outs:
+            for seat, bot in enumerate(bots):
+                if out.for_seat(seat):
+                    bot.observe(out.msg)
+        seat, decision = next((s, d) for s, b in enumerate(bots) if (d := b.decide(0.0)))
+        assert decision.move in match.legal_moves(seat) and decision.think is False
+        change = match.apply(seat, decision.move, decision.at, 0)
+        log += change.entries
+    rebuilt = spec.from_log(log)
+    assert rebuilt.status() == Status.OVER and rebuilt.record() == match.record()
+    assert len(match.record()["moves"]) == 6

@@ -12,31 +12,13 @@ SplitMix64 seed, and rebuilds exactly as it always did.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from crisp.engine.common.fairness import Fairness
-from crisp.engine.crisp import Game, IllegalAction, Options, Out, actions
+from crisp.engine.crisp import Game, IllegalAction, Options, actions
 from crisp.engine.crisp.timing import to_seconds
-from crisp.server.seam import Absence, BadFields, Change, LogEntry, MoveRefused, Seeds, Status
-
-
-def _stale(outs: list[Out]) -> frozenset[int] | None:
-    """A new round makes every seat's pending move stale; a new draw, its seat's."""
-    seats = set()
-    for out in outs:
-        kind = out.msg["type"]
-        if kind == "round":
-            return None
-        if kind == "turn":
-            seats.add(out.msg["seat"])
-    return frozenset(seats)
-
-
-def _change(outs: list[Out], entry: LogEntry | None) -> Change:
-    if entry is None:
-        return Change()
-    return Change(list(outs), [entry], _stale(outs))
+from crisp.games.common.logged import LoggedMatch
+from crisp.server.seam import Absence, BadFields, Change, LogEntry, MoveRefused, Status
 
 
 class CrispAbsence:
@@ -56,40 +38,25 @@ class CrispAbsence:
 
     def set_absent(self, seat: int, until: float | None, t: float) -> Change:
         outs = self.match.game.set_absent(seat, until, t)  # ValueError: cannot be
-        return _change(outs, {"e": "absent", "t": t, "seat": seat, "until": until})
+        return self.match.change(outs, {"e": "absent", "t": t, "seat": seat, "until": until})
 
 
-class CrispMatch:
+class CrispMatch(LoggedMatch[Game]):
     def __init__(self, head: LogEntry) -> None:
-        self.head = head
-        players, options = list(head["players"]), Options.from_record(head["options"])
-        if "seed" in head:  # stored before the commit–reveal shuffle: SplitMix64
-            self.game = Game(players, options, seed=int(head["seed"]))
-        else:
-            fair = Fairness(bytes.fromhex(head["server_seed"]), tuple(head["client_seeds"]))
-            self.game = Game(players, options, fairness=fair)
+        super().__init__(head)
         self.absence: Absence | None = CrispAbsence(self)
 
     @classmethod
-    def new(
-        cls, players: list[str], options: dict[str, Any], number: int, seeds: Seeds
-    ) -> tuple[CrispMatch, LogEntry]:
-        head = {
-            "e": "game",
-            "no": number,
-            "players": players,
-            "options": Options.from_record(options).to_record(),
-            "server_seed": seeds.server_seed.hex(),
-            "client_seeds": list(seeds.client_seeds),
-        }
-        return cls(head), head
+    def engine_of(cls, head: LogEntry) -> Game:
+        players, options = list(head["players"]), Options.from_record(head["options"])
+        if "seed" in head:  # stored before the commit–reveal shuffle: SplitMix64
+            return Game(players, options, seed=int(head["seed"]))
+        fair = Fairness(bytes.fromhex(head["server_seed"]), tuple(head["client_seeds"]))
+        return Game(players, options, fairness=fair)
 
-    @classmethod
-    def from_log(cls, entries: list[LogEntry]) -> CrispMatch:
-        match = cls(entries[0])
-        for entry in entries[1:]:
-            match.replay(entry)
-        return match
+    @staticmethod
+    def stored_options(options: dict[str, Any]) -> dict[str, Any]:
+        return Options.from_record(options).to_record()
 
     def replay(self, entry: LogEntry) -> None:
         game = self.game
@@ -110,10 +77,6 @@ class CrispMatch:
 
     # -- the seam -----------------------------------------------------------------------------
 
-    @property
-    def players(self) -> Sequence[str]:
-        return self.game.players
-
     def status(self) -> Status:
         game = self.game
         if game.over:
@@ -126,11 +89,7 @@ class CrispMatch:
         return bool(self.game.rounds)
 
     def start_round(self) -> Change:
-        return _change(self.game.start_round(), {"e": "deal"})
-
-    def advance(self, t: float) -> Change:
-        outs = self.game.advance(t)
-        return _change(outs, {"e": "advance", "t": t} if outs else None)
+        return self.change(self.game.start_round(), {"e": "deal"})
 
     def apply(self, seat: int, move: dict[str, Any], t: float, lag_ms: int) -> Change:
         try:
@@ -148,26 +107,13 @@ class CrispMatch:
         entry = {"e": "act", "t": t, **action.to_record()}
         if lag_ms:
             entry["allowance_ms"] = lag_ms
-        return before.then(_change(outs, entry))
-
-    def restart_clock(self, t: float) -> Change:
-        outs = self.game.restart_clock(t)
-        return _change(outs, {"e": "restart", "t": t} if outs else None)
-
-    def next_deadline(self) -> float | None:
-        return self.game.next_deadline()
+        return before.then(self.change(outs, entry))
 
     def last_time(self) -> float:
         return to_seconds(self.game.round.now) if self.game.rounds else 0.0
-
-    def view(self, seat: int | None) -> dict[str, Any]:
-        return self.game.view(seat)
 
     def legal_moves(self, seat: int) -> list[dict[str, Any]]:
         return [
             {k: v for k, v in a.to_record().items() if k != "seat"}
             for a in self.game.legal_actions(seat)
         ]
-
-    def record(self) -> dict[str, Any]:
-        return self.game.record()

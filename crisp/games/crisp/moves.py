@@ -5,20 +5,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
 from crisp.engine.crisp import actions
+from crisp.engine.crisp.game import MAX_PLAYERS
+from crisp.games.common.fields import StrictFields
 from crisp.server.seam import BadFields
 
 Slot = Literal["left", "middle", "right"]
-Seat = Annotated[int, Field(ge=0, le=7)]
+Seat = Annotated[int, Field(ge=0, le=MAX_PLAYERS - 1)]
+Card = Annotated[str, Field(pattern=r"^[A2-9TJQK][SHDC]$", description="a card code, e.g. 7H")]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
-class CrispMove(_Strict):
+class CrispMove(StrictFields):
     """The fields of an ``act`` message in a Crisp room."""
 
     do: Literal[
@@ -36,7 +35,7 @@ class CrispMove(_Strict):
     target_slot: Slot | None = Field(None, description="queen: the other seat's slot")
 
 
-class CrispOptions(_Strict):
+class CrispOptions(StrictFields):
     """The fields of an ``options`` message in a Crisp room: the three options of docs/rules.md
     §6."""
 
@@ -49,23 +48,10 @@ class CrispOptions(_Strict):
     take_discard: bool = Field(description="drawing from the discard pile allowed (R-OPT-DISCARD)")
 
 
-def _checked(model: type[_Strict], fields: dict[str, Any], drop_none: bool) -> dict[str, Any]:
-    try:
-        return model.model_validate(fields).model_dump(exclude_none=drop_none)
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "message"
-        raise BadFields(where, first["msg"]) from err
-
-
-def check_move(fields: dict[str, Any]) -> dict[str, Any]:
-    move = _checked(CrispMove, fields, drop_none=True)
+def check_move_fields(move: dict[str, Any]) -> dict[str, Any]:
+    """A move of ``CrispMove``'s shape with the fields its action takes."""
     try:
         actions.from_record({**move, "seat": 0})  # which fields each action takes
     except ValueError as err:
         raise BadFields("move", str(err)) from err
     return move
-
-
-def check_options(fields: dict[str, Any]) -> dict[str, Any]:
-    return _checked(CrispOptions, fields, drop_none=False)

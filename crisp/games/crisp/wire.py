@@ -17,15 +17,14 @@ import types
 from dataclasses import MISSING, fields
 from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, model_validator
+from pydantic import BaseModel, Field, TypeAdapter, create_model, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from crisp.engine.crisp import events as engine_events
 from crisp.engine.crisp.events import DOC, OMIT, Wire
 from crisp.engine.crisp.phase import Phase
-from crisp.games.crisp.moves import CrispOptions
-from crisp.server.wire import protocol as P
-from crisp.server.wire.protocol import Card, Seat, Slot
+from crisp.games.common.wire import WireObject, server_messages
+from crisp.games.crisp.moves import Card, CrispOptions, Seat, Slot
 
 #: A game time: seconds since the current round's deal (the clock of ``t``).
 GameTime = Annotated[float, Field(ge=0)]
@@ -44,25 +43,10 @@ WIRE_TYPES: dict[Wire, Any] = {
 }
 
 
-class _Strict(BaseModel):
-    """A message or object of the protocol: unknown fields are refused. The fields named in
-    ``omitted_not_null`` may be left out, but are never null when present."""
-
-    model_config = ConfigDict(extra="forbid")
-    omitted_not_null: ClassVar[frozenset[str]] = frozenset()
-
-    @model_validator(mode="after")
-    def _present_means_not_null(self) -> Any:
-        for name in self.omitted_not_null & self.model_fields_set:
-            if getattr(self, name) is None:
-                raise ValueError(f"{name} is left out when it does not apply, never null")
-        return self
-
-
 _T_FIELD = next(f for f in fields(engine_events.Event) if f.name == "t")
 
 
-class _Event(_Strict):
+class _Event(WireObject):
     t: GameTime = Field(description=_T_FIELD.metadata[DOC])
     v: int = Field(
         ge=0, description="the room version of the change that made it (added by the server)"
@@ -130,17 +114,14 @@ def type_of(model: type[BaseModel]) -> str:
 
 
 #: Everything the server sends on a WebSocket for Crisp: its own messages and the engine's.
-ServerMessage = Annotated[
-    Union[(P.Welcome, P.Room, P.State, P.Error, P.Left, P.Pong, P.Probe, *EVENT_TYPES)],  # type: ignore[valid-type]
-    Field(discriminator="type"),
-]
+ServerMessage = server_messages(EVENT_TYPES)
 SERVER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
 
 
 # -- the view of a ``state`` message (the engine's ``game.view(seat)``) ---------------------------
 
 
-class LookView(_Strict):
+class LookView(WireObject):
     """A look of yours that is still open (R-SEE-LOOK)."""
 
     slot: Slot = Field(description="your slot")
@@ -148,7 +129,7 @@ class LookView(_Strict):
     why: Literal["deal", "jack", "queen"] = Field(description="what gave the look")
 
 
-class YouView(_Strict):
+class YouView(WireObject):
     """What only your seat may see now."""
 
     seat: Seat = Field(description="your seat")
@@ -161,7 +142,7 @@ class YouView(_Strict):
     )
 
 
-class TurnView(_Strict):
+class TurnView(WireObject):
     """The draw that is due (as the last ``turn`` said, with a later ``clock`` applied)."""
 
     seat: Seat = Field(description="whose draw it is")
@@ -173,14 +154,14 @@ class TurnView(_Strict):
     final: bool = Field(description="a final turn, after a crisp call")
 
 
-class WindowView(_Strict):
+class WindowView(WireObject):
     """A crisp window that is open (R-WINDOW)."""
 
     seat: Seat = Field(description="the seat that may call")
     until: GameTime = Field(description="the game time at which the window closes")
 
 
-class RoundView(_Strict):
+class RoundView(WireObject):
     """The current round: everything public, plus ``you`` for a seat. Which fields are present
     depends on ``phase``: ``look_until`` and ``ready`` in the look phase, ``turn`` and ``window``
     in play, ``hands`` and ``scores`` once the round is over."""
@@ -239,7 +220,7 @@ class RoundView(_Strict):
         return self
 
 
-class RoundScores(_Strict):
+class RoundScores(WireObject):
     """One finished round's scores and the totals after it (R-CUMULATIVE)."""
 
     round: int = Field(description="the round's number, from 1")
@@ -247,7 +228,7 @@ class RoundScores(_Strict):
     totals: list[int] = Field(description="each seat's total after that round, by seat")
 
 
-class View(_Strict):
+class View(WireObject):
     """What a seat (or a spectator) may see now (docs/rules.md §7): the game, and its current round.
     It is the whole state a client needs to draw the table; later messages update it."""
 

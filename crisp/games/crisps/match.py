@@ -12,62 +12,29 @@ its end, and its game time runs for the whole game (the server never has to ``co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from crisp.engine.common.fairness import Fairness
-from crisp.engine.crisps import CrispsGame, CrispsOptions, CrispsRefusal, Out
-from crisp.server.seam import Absence, Change, LogEntry, MoveRefused, Seeds, Status
+from crisp.engine.crisps import CrispsGame, CrispsOptions, CrispsRefusal
+from crisp.games.common.logged import LoggedMatch
+from crisp.server.seam import Change, LogEntry, MoveRefused, Status
 
 
-def _stale(outs: list[Out]) -> frozenset[int] | None:
-    """A new round makes every seat's pending move stale; a decision newly due, its seat's."""
-    seats = set()
-    for out in outs:
-        kind = out.msg["type"]
-        if kind == "round":
-            return None
-        if kind in ("turn", "clock"):
-            seats.add(out.msg["seat"])
-    return frozenset(seats)
+class CrispsMatch(LoggedMatch[CrispsGame]):
+    """The timer plays for an absent seat: no host's grace (``absence`` is None)."""
 
+    due_types: ClassVar[frozenset[str]] = frozenset({"turn", "clock"})
 
-def _change(outs: list[Out], entry: LogEntry | None) -> Change:
-    if entry is None:
-        return Change()
-    return Change(list(outs), [entry], _stale(outs))
-
-
-class CrispsMatch:
-    absence: Absence | None = None  # the timer plays for an absent seat; no host's grace
-
-    def __init__(self, head: LogEntry) -> None:
-        self.head = head
+    @classmethod
+    def engine_of(cls, head: LogEntry) -> CrispsGame:
         fair = Fairness(bytes.fromhex(head["server_seed"]), tuple(head["client_seeds"]))
-        self.game = CrispsGame(
+        return CrispsGame(
             list(head["players"]), CrispsOptions.from_record(head["options"]), fairness=fair
         )
 
-    @classmethod
-    def new(
-        cls, players: list[str], options: dict[str, Any], number: int, seeds: Seeds
-    ) -> tuple[CrispsMatch, LogEntry]:
-        head = {
-            "e": "game",
-            "no": number,
-            "players": players,
-            "options": CrispsOptions.from_record(options).to_record(),
-            "server_seed": seeds.server_seed.hex(),
-            "client_seeds": list(seeds.client_seeds),
-        }
-        return cls(head), head
-
-    @classmethod
-    def from_log(cls, entries: list[LogEntry]) -> CrispsMatch:
-        match = cls(entries[0])
-        for entry in entries[1:]:
-            match.replay(entry)
-        return match
+    @staticmethod
+    def stored_options(options: dict[str, Any]) -> dict[str, Any]:
+        return CrispsOptions.from_record(options).to_record()
 
     def replay(self, entry: LogEntry) -> None:
         game, kind, t = self.game, entry["e"], entry.get("t", 0.0)
@@ -85,10 +52,6 @@ class CrispsMatch:
 
     # -- the seam -----------------------------------------------------------------------------
 
-    @property
-    def players(self) -> Sequence[str]:
-        return self.game.players
-
     def status(self) -> Status:
         if self.game.over:
             return Status.OVER
@@ -100,11 +63,7 @@ class CrispsMatch:
     def start_round(self) -> Change:
         if self.game.started:  # later rounds are dealt by the engine, in the step that ends one
             return Change()
-        return _change(self.game.start(), {"e": "deal"})
-
-    def advance(self, t: float) -> Change:
-        outs = self.game.advance(t)
-        return _change(outs, {"e": "advance", "t": t} if outs else None)
+        return self.change(self.game.start(), {"e": "deal"})
 
     def apply(self, seat: int, move: dict[str, Any], t: float, lag_ms: int) -> Change:
         before = self.advance(t)  # timeouts first: at exactly the deadline it is too late
@@ -112,23 +71,10 @@ class CrispsMatch:
             outs = self.game.apply(seat, dict(move), t)
         except CrispsRefusal as err:
             raise MoveRefused(err.rule, err.message, before) from err
-        return before.then(_change(outs, {"e": "act", "t": t, "seat": seat, **move}))
-
-    def restart_clock(self, t: float) -> Change:
-        outs = self.game.restart_clock(t)
-        return _change(outs, {"e": "restart", "t": t} if outs else None)
-
-    def next_deadline(self) -> float | None:
-        return self.game.next_deadline()
+        return before.then(self.change(outs, {"e": "act", "t": t, "seat": seat, **move}))
 
     def last_time(self) -> float:
         return self.game.now
 
-    def view(self, seat: int | None) -> dict[str, Any]:
-        return self.game.view(seat)
-
     def legal_moves(self, seat: int) -> list[dict[str, Any]]:
         return self.game.legal_moves(seat)
-
-    def record(self) -> dict[str, Any]:
-        return self.game.record()

@@ -5,16 +5,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
+from crisp.games.common.fields import StrictFields
 from crisp.server.seam import BadFields
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
-class CrispsMove(_Strict):
+class CrispsMove(StrictFields):
     """The fields of an ``act`` message in a Crisps! room."""
 
     do: Literal["play", "pass", "draw"] = Field(
@@ -33,7 +30,7 @@ class CrispsMove(_Strict):
     )
 
 
-class CrispsOptions(_Strict):
+class CrispsOptions(StrictFields):
     """The fields of an ``options`` message in a Crisps! room: the options of docs/rules-crisps.md
     §7."""
 
@@ -54,17 +51,8 @@ class CrispsOptions(_Strict):
     )
 
 
-def _checked(model: type[_Strict], fields: dict[str, Any], drop_none: bool) -> dict[str, Any]:
-    try:
-        return model.model_validate(fields).model_dump(exclude_none=drop_none)
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "message"
-        raise BadFields(where, first["msg"]) from err
-
-
-def check_move(fields: dict[str, Any]) -> dict[str, Any]:
-    move = _checked(CrispsMove, fields, drop_none=True)
+def check_move_fields(move: dict[str, Any]) -> dict[str, Any]:
+    """A move of ``CrispsMove``'s shape with the fields its ``do`` takes."""
     do = move["do"]
     if do == "play" and "cards" not in move:
         raise BadFields("cards", "a play names its cards")
@@ -75,7 +63,3 @@ def check_move(fields: dict[str, Any]) -> dict[str, Any]:
         if name in move and (do == "pass" or name == extra):
             raise BadFields(name, f"a {do} has no {name}")
     return move
-
-
-def check_options(fields: dict[str, Any]) -> dict[str, Any]:
-    return _checked(CrispsOptions, fields, drop_none=False)

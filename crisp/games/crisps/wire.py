@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, Field, TypeAdapter
 from pydantic.json_schema import SkipJsonSchema
 
+from crisp.games.common.wire import WireObject, server_messages
 from crisp.games.crisps.moves import CrispsOptions
-from crisp.server.wire import protocol as P
 
 Seat = Annotated[int, Field(ge=0, le=1)]
 Rank = Literal["1", "2", "3", "4", "5", "6", "7", "8", "9", "X"]
@@ -26,28 +26,13 @@ Take = Literal["faceup", "blind"]
 GameTime = Annotated[float, Field(ge=0)]
 
 
-class _Strict(BaseModel):
-    """Unknown fields are refused; the fields of ``omitted_not_null`` may be left out, but are
-    never null when present."""
-
-    model_config = ConfigDict(extra="forbid")
-    omitted_not_null: ClassVar[frozenset[str]] = frozenset()
-
-    @model_validator(mode="after")
-    def _present_means_not_null(self) -> Any:
-        for name in self.omitted_not_null & self.model_fields_set:
-            if getattr(self, name) is None:
-                raise ValueError(f"{name} is left out when it does not apply, never null")
-        return self
-
-
-class _Event(_Strict):
+class _Event(WireObject):
     v: int = Field(
         ge=0, description="the room version of the change that made it (added by the server)"
     )
 
 
-class CrispsCombo(_Strict):
+class CrispsCombo(WireObject):
     """A combination (CS-COMBO): its cards, kind, rank (its lowest card, CS-RUN) and size."""
 
     cards: Cards = Field(description="the cards, in rank order")
@@ -56,7 +41,7 @@ class CrispsCombo(_Strict):
     size: int = Field(ge=1, le=20, description="how many cards")
 
 
-class CrispsFairness(_Strict):
+class CrispsFairness(WireObject):
     """The commit–reveal shuffle (docs/fairness.md): the commitment and the client seeds, and
     the server seed once the game is over."""
 
@@ -207,10 +192,7 @@ EVENT_TYPES: tuple[type[_Event], ...] = (
 ServerEvent = Annotated[Union[EVENT_TYPES], Field(discriminator="type")]  # type: ignore[valid-type]  # noqa: UP007
 SERVER_EVENT: TypeAdapter[Any] = TypeAdapter(ServerEvent)
 #: Everything the server sends on a WebSocket in a Crisps! room.
-ServerMessage = Annotated[
-    Union[(P.Welcome, P.Room, P.State, P.Error, P.Left, P.Pong, P.Probe, *EVENT_TYPES)],  # type: ignore[valid-type]
-    Field(discriminator="type"),
-]
+ServerMessage = server_messages(EVENT_TYPES)
 SERVER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
 
 
@@ -223,7 +205,7 @@ class CrispsTrickPlay(CrispsCombo):
     seat: Seat = Field(description="who played it")
 
 
-class CrispsDue(_Strict):
+class CrispsDue(WireObject):
     """The decision due."""
 
     seat: Seat = Field(description="whose")
@@ -231,7 +213,7 @@ class CrispsDue(_Strict):
     deadline: GameTime | None = Field(description="when it times out, or null")
 
 
-class CrispsLastRound(_Strict):
+class CrispsLastRound(WireObject):
     """The last finished round, as its `round_end` showed it."""
 
     round: int = Field(ge=1, description="its number")
@@ -240,7 +222,7 @@ class CrispsLastRound(_Strict):
     loser_hand: Cards = Field(description="the other seat's remaining hand")
 
 
-class CrispsHistory(_Strict):
+class CrispsHistory(WireObject):
     """A finished round."""
 
     round: int = Field(ge=1, description="its number")
@@ -249,7 +231,7 @@ class CrispsHistory(_Strict):
     points: Points = Field(description="the points after it")
 
 
-class CrispsView(_Strict):
+class CrispsView(WireObject):
     """The `view` of a `state` in a Crisps! room (docs/rules-crisps.md §9): everything public, your
     own hand, and your choices when your decision is due."""
 

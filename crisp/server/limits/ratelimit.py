@@ -34,8 +34,6 @@ Clock = Callable[[], float]
 class TokenBucket:
     """``rate`` tokens a second, at most ``burst`` saved up; starts full."""
 
-    __slots__ = ("at", "burst", "rate", "tokens")
-
     def __init__(self, rate: float, burst: float, now: float) -> None:
         self.rate = rate
         self.burst = float(burst)
@@ -159,36 +157,19 @@ class Limiters:
     def __init__(self, settings: Settings, clock: Clock = time.monotonic) -> None:
         s, n = settings, settings.limit_ips_max
         self.clock = clock
-        self.create = Limit(
-            "room creations",
-            Rate(s.create_ip_per_min / 60, s.create_ip_burst),
-            Rate(s.create_total_per_s, s.create_total_burst),
-            n,
-            clock,
-        )
-        self.join = Limit(
-            "joins",
-            Rate(s.join_ip_per_min / 60, s.join_ip_burst),
-            Rate(s.join_total_per_s, s.join_total_burst),
-            n,
-            clock,
-        )
-        self.lookup = Limit(
-            "room lookups",
-            Rate(s.lookup_ip_per_min / 60, s.lookup_ip_burst),
-            Rate(s.lookup_total_per_s, s.lookup_total_burst),
-            n,
-            clock,
-        )
-        self.ws = Limit(
-            "WebSocket opens",
-            Rate(s.ws_ip_per_min / 60, s.ws_ip_burst),
-            Rate(s.ws_total_per_s, s.ws_total_burst),
-            n,
-            clock,
-        )
+        self.create = self._limit(s, "room creations", "create")
+        self.join = self._limit(s, "joins", "join")
+        self.lookup = self._limit(s, "room lookups", "lookup")
+        self.ws = self._limit(s, "WebSocket opens", "ws")
         self.misses = KeyedBuckets(s.miss_ip_per_min / 60, s.miss_ip_burst, n)
         self.exempt = frozenset(s.limit_exempt_ips)
+
+    def _limit(self, s: Settings, what: str, name: str) -> Limit:
+        """The limit of the settings ``<name>_ip_per_min``, ``<name>_ip_burst``,
+        ``<name>_total_per_s`` and ``<name>_total_burst``."""
+        per_ip = Rate(getattr(s, f"{name}_ip_per_min") / 60, getattr(s, f"{name}_ip_burst"))
+        total = Rate(getattr(s, f"{name}_total_per_s"), getattr(s, f"{name}_total_burst"))
+        return Limit(what, per_ip, total, s.limit_ips_max, self.clock)
 
     # -- checks -------------------------------------------------------------------------------
 

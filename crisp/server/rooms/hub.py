@@ -238,7 +238,12 @@ class Hub:
         about: str | None = None
         try:
             try:
-                msg = parse(text, self.settings.max_message_bytes, self.settings.json_depth_max)
+                msg = parse(
+                    text,
+                    self.settings.max_message_bytes,
+                    self.settings.json_depth_max,
+                    self.games.most_seats,
+                )
             except Unreadable as err:
                 about = err.about
                 raise

@@ -52,7 +52,7 @@ Send = tuple[str, Any]  # ("outs", [Outgoing]) | ("room", None) | ("do", callabl
 
 @dataclass
 class Txn:
-    """One change in the making: what to store, and what to send once it is stored."""
+    """One change being made: what to store, and what to send once it is stored."""
 
     entries: list[LogEntry] = field(default_factory=list)
     lobby: bool = False  # the lobby's state changed (stored with the entries)

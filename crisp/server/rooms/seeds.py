@@ -5,10 +5,8 @@ start. The game reveals the seed itself once it is over (Crisp: ``game_over`` an
 
 from __future__ import annotations
 
-import hashlib
-import secrets
+from crisp.engine.common.fairness import commitment_of, new_server_seed, seed_from_int
 
-SEED_BYTES = 32
 #: A client seed: 1 to 64 characters (a phone sends 32 hex digits of ``crypto.getRandomValues``).
 CLIENT_SEED_MAX = 64
 
@@ -18,10 +16,10 @@ def draw_server_seed(fixed_seed: int | None) -> str:
     test setting S, ``SHA-256(b"crisp-seed:" + S in decimal)``, the server seed of the engine's
     ``Fairness.from_int(S, n)`` (docs/fairness.md, "Integer seeds"), so that its deals are known."""
     if fixed_seed is not None:
-        return hashlib.sha256(b"crisp-seed:" + str(fixed_seed).encode("ascii")).hexdigest()
-    return secrets.token_bytes(SEED_BYTES).hex()
+        return seed_from_int(fixed_seed).hex()
+    return new_server_seed().hex()
 
 
 def commitment(server_seed_hex: str) -> str:
     """SHA-256 of the seed's bytes, lower-case hex."""
-    return hashlib.sha256(bytes.fromhex(server_seed_hex)).hexdigest()
+    return commitment_of(bytes.fromhex(server_seed_hex))

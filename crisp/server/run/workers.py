@@ -23,6 +23,15 @@ from crisp.server.settings import Settings
 URL = re.compile(r"http://127\.0\.0\.1:(\d+)/")
 
 
+def serve_command(port: int, data_dir: str | Path, clock_speed: float) -> list[str]:
+    """``python -m crisp serve`` on 127.0.0.1 at ``port`` (0: any free one), with its data in
+    ``data_dir``."""
+    return [
+        *(sys.executable, "-m", "crisp", "serve", "--host", "127.0.0.1", "--port", str(port)),
+        *("--data-dir", str(data_dir), "--clock-speed", str(clock_speed)),
+    ]
+
+
 def _die_with_parent() -> None:
     """In a child, before it runs: on Linux, SIGTERM when the supervisor dies (even by SIGKILL),
     so no worker or HAProxy outlives it."""
@@ -75,20 +84,7 @@ class Workers:
         }
 
     def _start(self, i: int) -> subprocess.Popen[bytes]:
-        cmd = [
-            sys.executable,
-            "-m",
-            "crisp",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self.ports[i]),
-            "--data-dir",
-            str(self.settings.data_dir),
-            "--clock-speed",
-            str(self.settings.clock_speed),
-        ]
+        cmd = serve_command(self.ports[i], self.settings.data_dir, self.settings.clock_speed)
         proc = subprocess.Popen(
             cmd,
             env=self._env(i),

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
 from typing import Any
 
 import psycopg
 
 from crisp.server.store.leases import LeaseLost, Renewal, RoomBusy
-from crisp.server.store.sqlite import StoredRoom
+from crisp.server.store.sqlite import Entries, State, StoredRoom
 
 log = logging.getLogger("crisp.server")
 
@@ -135,12 +134,7 @@ class PgStore:
     # -- Storage ---------------------------------------------------------------------------------
 
     def write(
-        self,
-        code: str,
-        state: dict[str, Any] | None,
-        entries: Iterable[tuple[int, dict[str, Any]]],
-        updated: float,
-        version: int,
+        self, code: str, state: State | None, entries: Entries, updated: float, version: int
     ) -> None:
         """In one transaction, fenced by the epoch this node claimed the room at: the version,
         the state (if given) and the new log entries; ``LeaseLost`` if the room was claimed by

@@ -18,18 +18,16 @@ from typing import Any, Protocol
 
 log = logging.getLogger("crisp.server")
 StoredRoom = tuple[str, dict[str, Any], float, list[dict[str, Any]]]
+#: A room's lasting state (``Lobby.to_state``), and new log entries as ``(seq, entry)``.
+State = dict[str, Any]
+Entries = Iterable[tuple[int, dict[str, Any]]]
 
 
 class Storage(Protocol):
     """Where rooms are kept: a room's state row and its append-only log (see ``Store``)."""
 
     def write(
-        self,
-        code: str,
-        state: dict[str, Any] | None,
-        entries: Iterable[tuple[int, dict[str, Any]]],
-        updated: float,
-        version: int,
+        self, code: str, state: State | None, entries: Entries, updated: float, version: int
     ) -> None:
         """In one transaction, or not at all (raise)."""
 
@@ -102,12 +100,7 @@ class Store:
         self.db.close()
 
     def write(
-        self,
-        code: str,
-        state: dict[str, Any] | None,
-        entries: Iterable[tuple[int, dict[str, Any]]],
-        updated: float,
-        version: int,
+        self, code: str, state: State | None, entries: Entries, updated: float, version: int
     ) -> None:
         """In one transaction: the room's version, its state (if given) and new log entries
         ``(seq, entry)``."""

@@ -24,8 +24,9 @@ class Unreadable(Refused):
         self.about = about
 
 
-def parse(text: str, max_bytes: int, max_depth: int) -> Any:
-    """The client message in ``text``; raises ``Unreadable``."""
+def parse(text: str, max_bytes: int, max_depth: int, seats: int | None = None) -> Any:
+    """The client message in ``text``, its seat numbers below ``seats`` (the most seats a game of
+    the server has; None: unbounded); raises ``Unreadable``."""
     if len(text.encode()) > max_bytes:
         raise Unreadable("too_large", f"messages are capped at {max_bytes} bytes")
     try:
@@ -38,7 +39,7 @@ def parse(text: str, max_bytes: int, max_depth: int) -> Any:
     if kind not in TYPES:
         raise Unreadable("unknown_type", f"unknown message type {kind[:40]!r}", kind[:40])
     try:
-        return P.CLIENT.validate_python(data)
+        return P.CLIENT.validate_python(data, context={P.SEATS: seats})
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or "message"

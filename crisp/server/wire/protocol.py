@@ -8,11 +8,25 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo
+from pydantic_core import PydanticCustomError
 
-Slot = Literal["left", "middle", "right"]
-Card = Annotated[str, Field(pattern=r"^[A2-9TJQK][SHDC]$", description="a card code, e.g. 7H")]
-Seat = Annotated[int, Field(ge=0, le=7)]
+#: The validation context's key for the most seats a game of the server has (``parse.py``).
+SEATS = "seats"
+
+
+def below_the_most_seats(seat: int, info: ValidationInfo) -> int:
+    """A seat number exists in some game of the server: below the context's ``seats``."""
+    most = info.context.get(SEATS) if isinstance(info.context, dict) else None
+    if most is not None and seat >= most:
+        raise PydanticCustomError(
+            "less_than_equal", "Input should be less than or equal to {le}", {"le": most - 1}
+        )
+    return seat
+
+
+#: A seat number, from 0; its bound is the server's games' (``spec.seats``), not the protocol's.
+Seat = Annotated[int, Field(ge=0), AfterValidator(below_the_most_seats)]
 
 
 class _Msg(BaseModel):
@@ -60,7 +74,7 @@ class Start(_Msg):
 
 
 class Kick(_Msg):
-    """Host, in the lobby: remove a member (their token stops working)."""
+    """Host, in the lobby: remove a member (their token is no longer accepted)."""
 
     type: Literal["kick"]
     member: int = Field(description="the member's id (from `room`)")
@@ -80,7 +94,7 @@ class Leave(_Msg):
 
 
 class Continue(_Msg):
-    """Between rounds: this seat is done looking at the reveal. The next deal comes when every
+    """Between rounds: this seat is done with the reveal. The next deal comes when every
     connected seat has continued, or when the time between rounds has passed."""
 
     type: Literal["continue"]

@@ -16,7 +16,7 @@ from paths import ROOT, TESTS
 
 from crisp.engine.crisp import Options
 from crisp.engine.crisp.simulate import play_random
-from crisp.engine.crisp.verify import main
+from crisp.games.records import verify_main as main
 
 Record = dict[str, Any]
 

@@ -15,9 +15,9 @@ import pytest
 from paths import ROOT
 
 from crisp.engine.common.fairness import Fairness
-from crisp.engine.crisp.verify import main
 from crisp.engine.crisps import CrispsGame
 from crisp.engine.crisps.shuffle import deck_from_key, starter_from_key
+from crisp.games.records import verify_main as main
 
 FAIR = Fairness(bytes(range(1, 33)), ("c0ffee", ""))
 

@@ -27,7 +27,7 @@ from roomkit import FakePhone, Kit, Msg
 from crisp.engine.common.fairness import Fairness, seed_from_int
 from crisp.engine.crisp.record import replay
 from crisp.engine.crisp.shuffle import first_dealer, round_deck
-from crisp.engine.crisp.verify import main as verify_main
+from crisp.games.records import verify_main
 from crisp.server.rooms.members import token_hash
 from crisp.server.rooms.room import Room
 from crisp.server.rooms.seeds import draw_server_seed
