@@ -15,9 +15,10 @@ export function langSelect(id = "lang") {
       html`<option value="${code}"${code === language() ? html` selected` : ""}>${name}</option>`)}</select></label>`;
 }
 
-// The rules of the room's game (or of the game chosen on the home page), in the reader's language.
-export function rulesLink(game = "crisp") {
-  const href = `/static/rules/${gameInfo(game).rules}${language()}.html`;
+// The rules of the room's game (or of the game chosen on the home page), in the reader's language:
+// each game's own pages (games/<type>/rules/<lang>.html).
+export function rulesLink(game) {
+  const href = `/static/games/${game}/rules/${language()}.html`;
   return html`<a class="rules" data-test="rules" href="${href}" target="_blank" rel="noopener">${t("menu.rules")}</a>`;
 }
 
@@ -43,7 +44,7 @@ function busy(m, action) {
 
 // -- home and join ----------------------------------------------------------------------------
 
-export function homeScreen(error = "", name = "", game = "crisp") {
+export function homeScreen(error, name, game) {
   const info = gameInfo(game);
   return html`<main class="home">
     <header class="top">${langSelect()}${rulesLink(game)}</header>

@@ -1,4 +1,4 @@
-// Card faces: the art of crisp/static/cardart.js when it is there (a guarded dynamic import, so
+// Card faces: the art of cardart.js when it is there (a guarded dynamic import, so
 // that dropping the file in later just works), else the text faces of cardfallback.js. The text
 // stays in the face (hidden under the art) so that a face's name is in the page exactly while
 // the face is shown.
@@ -11,7 +11,7 @@ let asked = false;
 // faces drawn before it arrives get it at the next update.
 function loadArt() {
   asked = true;
-  import("../../cardart.js").then((m) => { art = m; }).catch(() => { art = null; });
+  import("./cardart.js").then((m) => { art = m; }).catch(() => { art = null; });
 }
 
 export function fourColour() {

@@ -1,9 +1,11 @@
 // Crisp's table: mount(el) / update(model, ctx) / unmount(). Each update patches the markup into
 // the table's element (shell/morph.js), so only what changed is touched: a face-up look card
 // keeps its element (and does not flip again) when another player taps Ready.
-import { cardName, sentences, t } from "../../i18n.js";
+import { sentences, t } from "../../i18n.js";
+import { cardName } from "./cardname.js";
 import { cls, html } from "../../shell/html.js";
-import { patch } from "../../shell/morph.js";
+import { tableOf } from "../common/table.js";
+export { tick } from "../common/table.js";
 import { faceMarkup, hydrate } from "./cards.js";
 import { SLOTS, choices } from "./model.js";
 
@@ -238,42 +240,4 @@ export function tableMarkup(g, ctx) {
   </main>`;
 }
 
-// The countdowns run between messages: the seconds left, the bar, and the low-time warning.
-// Returns the seconds left of the current draw when this seat's own time is low (else null).
-export function tick(root, ctx) {
-  const now = ctx.now();
-  let low = null;
-  for (const el of root.querySelectorAll("[data-countdown]")) {
-    const until = Number(el.dataset.countdown);
-    const from = Math.max(now, Number(el.dataset.from ?? now));
-    const left = Math.max(0, until - from) / ctx.speed;
-    const secs = el.querySelector(".secs");
-    const shownSecs = `${Math.ceil(left)}`;
-    if (secs && secs.textContent !== shownSecs) secs.textContent = shownSecs;
-    const fill = el.querySelector(".fill");
-    if (fill) fill.style.transform = `scaleX(${Math.min(1, (left * ctx.speed) / (Number(el.dataset.span) || 1))})`;
-    if (el.dataset.low) {
-      const isLow = left <= Number(el.dataset.low) && now >= Number(el.dataset.from);
-      el.classList.toggle("low", isLow);
-      if (isLow) low = Math.ceil(left);
-    }
-  }
-  return low;
-}
-
-export class Table {
-  mount(el) {
-    this.el = el;
-  }
-
-  update(g, ctx) {
-    patch(this.el, tableMarkup(g, ctx));
-    hydrate(this.el);
-    tick(this.el, ctx);
-  }
-
-  unmount() {
-    if (this.el) this.el.replaceChildren();
-    this.el = null;
-  }
-}
+export const Table = tableOf(tableMarkup, hydrate);
