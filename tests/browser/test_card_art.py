@@ -1,11 +1,11 @@
-"""The card art (crisp/static/games/crisp/cardart.js, issue 11 item 4) in real Chromium: all 52 faces and the
-back at 26, 40, 64 and 120 px wide, in the two-colour and the four-colour deck, rendered by the
-module itself under a strict Content-Security-Policy (``style-src 'self'``, nothing from another
-origin) from a tiny static server. Screenshots go to tests/artifacts/screenshots/cards-*.png for
-looking at; the tests check the structure: 52 distinct faces, each with its index, the pips of 2 to
-10 as many as the rank, court figures mirrored top to bottom, no inline style, no request outside
-the server, the four-colour deck recolouring diamonds and clubs only, aria-hidden unless labelled;
-and the module's size, printed (gzip -9)."""
+"""The card art (crisp/static/games/crisp/cardart.js, issue 11 item 4) in real Chromium: all 52
+faces and the back at 26, 40, 64 and 120 px wide, in the two-colour and the four-colour deck,
+rendered by the module itself under a strict Content-Security-Policy (``style-src 'self'``, nothing
+from another origin) from a tiny static server. Screenshots go to
+tests/artifacts/screenshots/cards-*.png for looking at; the tests check the structure: 52 distinct
+faces, each with its index, the pips of 2 to 10 as many as the rank, court figures mirrored top to
+bottom, no inline style, no request outside the server, the four-colour deck recolouring diamonds
+and clubs only, aria-hidden unless labelled; and the module's size, printed (gzip -9)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Issue 14: "Verify the shuffle" in a real browser. ``crisp/static/games/crisp/fairness.js`` (WebCrypto, and
-its own SHA-256 where the page is not a secure context, as on a LAN address over http) agrees
-with ``crisp verify`` on 20 finished games and on a tampered copy of each: the same verdict, the
-same first difference, the same count of rounds checked."""
+"""Issue 14: "Verify the shuffle" in a real browser. ``crisp/static/games/crisp/fairness.js``
+(WebCrypto, and its own SHA-256 where the page is not a secure context, as on a LAN address over
+http) agrees with ``crisp verify`` on 20 finished games and on a tampered copy of each: the same
+verdict, the same first difference, the same count of rounds checked."""
 
 from __future__ import annotations
 

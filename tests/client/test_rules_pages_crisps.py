@@ -1,8 +1,9 @@
-"""The Crisps! rules pages (crisp/static/games/crisps/rules/<lang>.html), served as static files like
-Crisp's (the shell's Rules link picks the room's game): one per language of the client, small,
-self-contained (the rules.css the games' pages share, crisp/static/games/rules.css, no script, no external address),
-zoomable, in their language, and naming every rule id of the rule book (docs/rules-crisps.md, the
-repository's copy of docs/rules-crisps.md) with an anchor, and no other id."""
+"""The Crisps! rules pages (crisp/static/games/crisps/rules/<lang>.html), served as static files
+like Crisp's (the shell's Rules link picks the room's game): one per language of the client, small,
+self-contained (the rules.css the games' pages share, crisp/static/games/rules.css, no script, no
+external address), zoomable, in their language, and naming every rule id of the rule book
+(docs/rules-crisps.md, the repository's copy of docs/rules-crisps.md) with an anchor, and no other
+id."""
 
 from __future__ import annotations
 
