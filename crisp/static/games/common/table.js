@@ -1,6 +1,27 @@
 // What every game's table does the same way: its markup patched into the stage on each update,
 // and the countdowns that run between messages.
+import { t } from "../../i18n.js";
+import { cls, html } from "../../shell/html.js";
 import { patch } from "../../shell/morph.js";
+
+// A countdown as tick() below runs it (keyed: a new countdown is a new element); null: an empty
+// place where a countdown goes.
+export function timerMarkup(timer) {
+  if (!timer) return html`<div class="timer empty" data-key="timer-none"></div>`;
+  const { key, until, span, from, low } = timer;
+  return html`<div class="timer" data-test="timer" data-key="${key}" data-countdown="${until}" data-span="${span}"
+    data-from="${from}"${low == null ? "" : html` data-low="${low}"`}><div class="fill"></div><span class="secs"></span></div>`;
+}
+
+// The move feed (the shell's lines of this round), open in full or showing the last lines.
+export function feedBlock(feed, open) {
+  return html`<section class="${cls({ feed: true, open })}" data-key="feed">
+    <div role="log" aria-live="polite" aria-label="${t("feed.title")}" data-test="feed"><ol>
+      ${feed.map((line) => html`<li data-key="l${line.id}" class="${line.mine ? "mine" : ""}">${line.text}</li>`)}
+    </ol></div>
+    <button class="feed-toggle" data-action="feed" aria-expanded="${open}" data-test="feed-toggle">${open ? t("menu.close") : t("feed.all")}</button>
+  </section>`;
+}
 
 // The countdowns run between messages: the seconds left, the bar, and the low-time warning. A
 // countdown is an element with data-countdown (the game time it ends), data-span (its length),

@@ -4,7 +4,7 @@
 import { sentences, t } from "../../i18n.js";
 import { cardName } from "./cardname.js";
 import { cls, html } from "../../shell/html.js";
-import { tableOf } from "../common/table.js";
+import { feedBlock, tableOf, timerMarkup } from "../common/table.js";
 export { tick } from "../common/table.js";
 import { faceMarkup, hydrate } from "./cards.js";
 import { SLOTS, choices } from "./model.js";
@@ -155,24 +155,14 @@ function actionButtons(g, ctx) {
 function countdown(g) {
   const r = g.round;
   if (r?.phase === "look" && r.lookUntil != null) {
-    return html`<div class="timer" data-test="timer" data-key="timer-look" data-countdown="${r.lookUntil}" data-span="${r.lookUntil}"
-      data-from="0"><div class="fill"></div><span class="secs"></span></div>`;
+    return timerMarkup({ key: "timer-look", until: r.lookUntil, span: r.lookUntil, from: 0 });
   }
   if (r?.turn?.deadline != null) {
     const span = r.turn.deadline - r.turn.at;
-    return html`<div class="timer" data-test="timer" data-key="timer-${r.turn.seat}-${r.turn.draw}" data-countdown="${r.turn.deadline}"
-      data-span="${span}" data-from="${r.turn.at}" data-low="${LOW_SECONDS}"><div class="fill"></div><span class="secs"></span></div>`;
+    const key = `timer-${r.turn.seat}-${r.turn.draw}`;
+    return timerMarkup({ key, until: r.turn.deadline, span, from: r.turn.at, low: LOW_SECONDS });
   }
-  return html`<div class="timer empty" data-key="timer-none"></div>`;
-}
-
-function feedBlock(feed, open) {
-  return html`<section class="${cls({ feed: true, open })}" data-key="feed">
-    <div role="log" aria-live="polite" aria-label="${t("feed.title")}" data-test="feed"><ol>
-      ${feed.map((line) => html`<li data-key="l${line.id}" class="${line.mine ? "mine" : ""}">${line.text}</li>`)}
-    </ol></div>
-    <button class="feed-toggle" data-action="feed" aria-expanded="${open}" data-test="feed-toggle">${open ? t("menu.close") : t("feed.all")}</button>
-  </section>`;
+  return timerMarkup(null);
 }
 
 function pileMarkup(g) {

@@ -4,7 +4,7 @@
 // `legal` list (a selection that is not in it says why, in words).
 import { sentences, t } from "../../i18n.js";
 import { cls, html } from "../../shell/html.js";
-import { tableOf } from "../common/table.js";
+import { feedBlock, tableOf, timerMarkup } from "../common/table.js";
 export { tick } from "../common/table.js";
 import { faceMarkup } from "./cards.js";
 import { classify, comboName, rankWord, sorted } from "./combos.js";
@@ -205,20 +205,10 @@ function actionButtons(g, ctx, words) {
 function countdown(g) {
   const turn = g.round?.turn;
   if (turn?.deadline != null && g.options.timer) {
-    return html`<div class="timer" data-test="timer" data-key="timer-${turn.seat}-${turn.need}-${turn.deadline}"
-      data-countdown="${turn.deadline}" data-span="${g.options.timer}" data-from="${turn.from ?? 0}"
-      data-low="${LOW_SECONDS}"><div class="fill"></div><span class="secs"></span></div>`;
+    const key = `timer-${turn.seat}-${turn.need}-${turn.deadline}`;
+    return timerMarkup({ key, until: turn.deadline, span: g.options.timer, from: turn.from ?? 0, low: LOW_SECONDS });
   }
-  return html`<div class="timer empty" data-key="timer-none"></div>`;
-}
-
-function feedBlock(feed, open) {
-  return html`<section class="${cls({ feed: true, open })}" data-key="feed">
-    <div role="log" aria-live="polite" aria-label="${t("feed.title")}" data-test="feed"><ol>
-      ${feed.map((line) => html`<li data-key="l${line.id}" class="${line.mine ? "mine" : ""}">${line.text}</li>`)}
-    </ol></div>
-    <button class="feed-toggle" data-action="feed" aria-expanded="${open}" data-test="feed-toggle">${open ? t("menu.close") : t("feed.all")}</button>
-  </section>`;
+  return timerMarkup(null);
 }
 
 function handMarkup(g, ctx) {
