@@ -232,7 +232,7 @@ def test_every_language_has_a_catalogue_and_a_rules_page() -> None:
     for lang in LANGS:
         assert (I18N / f"{lang}.js").is_file(), f"no catalogue crisp/static/i18n/{lang}.js"
         page = RULES_DIR / f"{lang}.html"
-        assert page.is_file(), f"no rules page crisp/static/rules/{lang}.html"
+        assert page.is_file(), f"no rules page {RULES_DIR}/{lang}.html"
     assert {p.stem for p in RULES_DIR.glob("*.html")} == set(LANGS), "a rules page not in LANGUAGES"
     for folder in CATALOGUES:
         found = {p.stem for p in folder.glob("*.js")}

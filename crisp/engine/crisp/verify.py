@@ -6,8 +6,8 @@ that the commitment is the SHA-256 of the server seed, that the first dealer and
 deck follow from the seeds (hmac-sha256/1), and that each later dealer is the previous one's next
 seat (R-DEALER). It prints ``verified``, or the first difference, and exits 0 (verified), 1 (a
 difference) or 2 (not a record it can check: malformed, unfinished, or made before the scheme;
-one line on stderr). ``crisp/static/fairness.js`` does the same in a browser, with the same
-sentences.
+one line on stderr). ``crisp/static/games/crisp/fairness.js`` does the same in a browser, with the
+same sentences.
 """
 
 from __future__ import annotations

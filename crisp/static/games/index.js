@@ -43,31 +43,26 @@
 import { addCatalogue } from "../i18n.js";
 import en from "./i18n/en.js";
 
+// One entry a game: what the home page and the lobby need to know of it before its module is
+// loaded (its name, its bots' levels: the server's `bot_levels`, how many seats) and how to load
+// it. Its rules pages are /static/games/<type>/rules/<lang>.html; what the home page says of it,
+// home.about.<type> in ./i18n/<lang>.js.
 export const GAMES = {
-  crisp: () => import("./crisp/index.js"),
-  crisps: () => import("./crisps/index.js"),
+  crisp: { name: "Crisp", bots: ["easy", "normal", "hard"], seats: 8, load: () => import("./crisp/index.js") },
+  crisps: { name: "Crisps!", bots: ["random", "normal", "hard"], seats: 2, load: () => import("./crisps/index.js") },
 };
 
 // The game before any room: the first above.
 export const FIRST_GAME = Object.keys(GAMES)[0];
 
-// What the home page and the lobby need to know of a game before its module is loaded: its
-// name, its bots' levels (the server's `bot_levels`) and how many seats. Its rules pages are
-// /static/games/<type>/rules/<lang>.html; what the home page says of it, home.about.<type> in
-// ./i18n/<lang>.js.
-export const GAME_INFO = {
-  crisp: { name: "Crisp", bots: ["easy", "normal", "hard"], seats: 8 },
-  crisps: { name: "Crisps!", bots: ["random", "normal", "hard"], seats: 2 },
-};
-
 addCatalogue("games", en, (lang) => import(`./i18n/${lang}.js`));
 
-export const gameInfo = (type) => GAME_INFO[type ?? FIRST_GAME] ?? GAME_INFO[FIRST_GAME];
+export const gameInfo = (type) => GAMES[type ?? FIRST_GAME] ?? GAMES[FIRST_GAME];
 
 export async function loadGame(type = FIRST_GAME) {
-  const load = GAMES[type ?? FIRST_GAME];
-  if (!load) throw new Error(`unknown game type: ${type}`);
-  const game = (await load()).default;
+  const entry = GAMES[type ?? FIRST_GAME];
+  if (!entry) throw new Error(`unknown game type: ${type}`);
+  const game = (await entry.load()).default;
   await addCatalogue(game.type, game.strings.en, game.strings.load);
   return game;
 }

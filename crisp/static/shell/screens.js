@@ -1,6 +1,6 @@
 // The shell's screens, as markup: home, join, the lobby frame, the header of every room screen,
 // the connection banner, the toasts and the results frame. The game fills in its parts.
-import { GAME_INFO, gameInfo } from "../games/index.js";
+import { GAMES, gameInfo } from "../games/index.js";
 import { LANGUAGES, language, t } from "../i18n.js";
 import { cls, html } from "./html.js";
 
@@ -26,7 +26,7 @@ const levelOptions = (game) => gameInfo(game).bots.map((l) => html`<option value
 
 function gamePicker(game) {
   return html`<fieldset class="panel games" data-test="game-picker"><legend>${t("home.game")}</legend>
-    ${Object.entries(GAME_INFO).map(([type, info]) => html`<label class="check game-choice">
+    ${Object.entries(GAMES).map(([type, info]) => html`<label class="check game-choice">
       <input type="radio" name="game" value="${type}" data-test="game-${type}"${type === game ? html` checked` : ""}>
       <span><strong>${info.name}</strong> <span class="muted">${t(`home.about.${type}`)}</span></span></label>`)}
   </fieldset>`;
