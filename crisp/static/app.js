@@ -287,12 +287,8 @@ root.addEventListener("change", async (event) => {
     else route();
     return;
   }
-  if (el.dataset.setting === "fourcolour") {
-    localStorage.setItem("crisp.fourcolour", el.checked ? "on" : "off");
-    document.body.classList.toggle("four", el.checked);
-    return;
-  }
   const c = controller;
+  if (el.dataset.setting && c?.game?.onSetting?.(el.dataset.setting, el)) return; // the game's own
   if (c && el.dataset.option) {
     c.setOptions(c.game.options.changed(c.model.options, el));
     c.render();
@@ -385,6 +381,5 @@ window.addEventListener("popstate", () => {
   route();
 });
 
-document.body.classList.toggle("four", localStorage.getItem("crisp.fourcolour") === "on");
 await setLanguage(pickLanguage());
 route();

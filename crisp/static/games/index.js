@@ -32,6 +32,7 @@
 //   expire?(state, now) -> bool,                 // drop what is shown for a moment (a look) once
 //        // past (now: performance.now()); true: something went, render again
 //   verifier?() -> Promise<{verifyRecord}>,      // "Verify the shuffle" of a finished game's record
+//   onSetting?(name, el) -> handled?,            // a change of its own data-setting control
 //   options: {defaults, form(options, host) -> Markup, changed(options, el), same(a, b), body(options)},
 //   results: {body(state, {scoresOnly}) -> Markup, title(state) -> string},
 //   ruleSentence(ruleId) -> string|null,         // a refused action in words

@@ -18,6 +18,15 @@ export function fourColour() {
   return localStorage.getItem("crisp.fourcolour") === "on";
 }
 
+// The four-colour deck (the results menu's setting), kept in localStorage "crisp.fourcolour": the
+// text faces take it from the page's class "four", the art when a face is drawn.
+export function setFourColour(on) {
+  localStorage.setItem("crisp.fourcolour", on ? "on" : "off");
+  document.body.classList.toggle("four", on);
+}
+
+if (globalThis.document?.body) document.body.classList.toggle("four", fourColour());
+
 // After a patch: every face not drawn yet gets its art (once: a face element is kept as long as
 // its card stays, so it is not drawn again).
 export function hydrate(root) {

@@ -1,5 +1,6 @@
 // Crisp's table module, as the shell (games/index.js) expects it.
 import * as anim from "./anim.js";
+import { setFourColour } from "./cards.js";
 import * as feed from "./feed.js";
 import en from "./i18n/en.js";
 import * as input from "./input.js";
@@ -33,6 +34,12 @@ export default gameModule({ anim, feed, input, model, options, refusals, results
     const past = Object.entries(g.flash).filter(([, f]) => f.until <= now);
     for (const [slot] of past) delete g.flash[slot];
     return past.length > 0;
+  },
+  // The menu's settings of Crisp's own: the four-colour deck.
+  onSetting(name, el) {
+    if (name !== "fourcolour") return false;
+    setFourColour(el.checked);
+    return true;
   },
   // "Verify the shuffle" (docs/fairness.md): asked for once a game is over.
   verifier: () => import("./fairness.js"),
