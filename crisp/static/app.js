@@ -240,7 +240,7 @@ setInterval(() => {
     return;
   }
   const low = c.renderer.tick(c);
-  const mine = m.game.round?.turn?.seat === m.you.seat && m.you.seat != null;
+  const mine = c.game.deciding(m.game, m.you.seat);
   if (low != null && mine && low !== lowSeen) {
     if (lowSeen == null) buzz([60, 40, 60]);
     play("low");

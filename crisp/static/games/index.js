@@ -24,6 +24,7 @@
 //   animate({you, players, round}, msg, arrived) -> Promise,  // awaited before apply
 //   Table: class { mount(el); update(state, ctx); unmount() }, // patches what changed
 //   tick(el, ctx) -> low seconds | null,         // countdowns between messages
+//   deciding(state, seat) -> bool,               // this seat's decision now (its low time ticks)
 //   choices(state, ctx) -> Set of offered moves,
 //   onAction(action, api) -> handled?,
 //   cards: a CSS selector of the table's tappable cards,

@@ -25,6 +25,7 @@ export function gameModule({ anim, feed, input, model, options, refusals, result
     },
     results: { body: results.resultsBody, title: results.resultsTitle },
     ruleSentence: refusals.ruleSentence,
+    deciding: (g, seat) => seat != null && g.round?.turn?.seat === seat,
     ...own,
   };
 }
