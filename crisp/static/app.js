@@ -20,7 +20,7 @@ const early = (() => {
 })();
 
 const [{ Controller, newModel }, { patch }, { Renderer }, { homeScreen, joinScreen, waitingScreen },
-  { play, soundOn, toggleSound }, { GAMES, loadGame }] = await Promise.all([
+  { play, soundOn, toggleSound }, { FIRST_GAME, GAMES, loadGame }] = await Promise.all([
   import("./shell/controller.js"), import("./shell/morph.js"), import("./shell/renderer.js"),
   import("./shell/screens.js"), import("./shell/sound.js"), import("./games/index.js")]);
 
@@ -36,15 +36,19 @@ const gameKey = "crisp.game"; // the game last chosen on the home page
 
 // The shuffle verifier (another module, maybe not there): asked for once a game is over; the
 // results menu offers "Verify the shuffle" only if it loaded.
-let fairnessAsked = false;
+// It is the game's (its `verifier` hook): a game without one offers no verification.
+let fairnessAsked = null;
 function verifier(c) {
-  if (!fairnessAsked) {
-    fairnessAsked = true;
-    import("./fairness.js").then((m) => { fairness = m; c.render(); }).catch(() => { fairness = null; });
+  if (fairnessAsked !== c.game) {
+    fairnessAsked = c.game;
+    fairness = null;
+    c.game?.verifier?.().then((m) => { fairness = m; c.render(); }).catch(() => { fairness = null; });
   }
   return fairness;
 }
-loadGame(location.pathname === "/" ? chosenGame() : "crisp").catch(() => {}); // fetch the table while the page settles
+// Fetch the table while the page settles: the game chosen at home; for a room link, the first
+// game (the room's `game_type` decides once it is there).
+loadGame(location.pathname === "/" ? chosenGame() : FIRST_GAME).catch(() => {});
 
 function announce(text) {
   live.textContent = "";
@@ -90,7 +94,7 @@ function show(markup) {
 
 function chosenGame() {
   const saved = localStorage.getItem(gameKey);
-  return saved && GAMES[saved] ? saved : "crisp";
+  return saved && GAMES[saved] ? saved : FIRST_GAME;
 }
 
 function showHome(error = "") {
@@ -136,7 +140,7 @@ function showHome(error = "") {
 
 async function createAndOpen(name, practice, game) {
   try {
-    const joined = await api("/api/rooms", game === "crisp" ? { name } : { name, game });
+    const joined = await api("/api/rooms", { name, game });
     localStorage.setItem(tokenKey(joined.code), joined.token);
     history.pushState(null, "", `/r/${joined.code}`);
     connect(joined.code, joined.token, { practice });
@@ -198,7 +202,7 @@ function connect(code, token, { tv = false, practice = null } = {}) {
       moment: (name) => {
         play(name);
         if (name === "yourturn") buzz(120);
-        if (name === "crisp") buzz([80, 60, 80]);
+        if (name === "call") buzz([80, 60, 80]);
       },
       announce,
       keepAwake,
@@ -220,23 +224,23 @@ function connect(code, token, { tv = false, practice = null } = {}) {
   controller.start();
 }
 
-// Between messages: a draw becomes possible at 2 s, a crisp window closes at 3 s, a look ends;
-// the countdowns run, and the last 10 s of your own draw tick (and buzz once).
+// Between messages: what may be done changes with the game clock (the game's `choices`), what is
+// shown for a moment goes (its `expire`), the countdowns run, and the last seconds of your own
+// decision tick (and buzz once).
 setInterval(() => {
   const c = controller;
   if (!c || !c.game || !c.model.room || c.model.room.phase === "lobby") return;
   const m = c.model;
   const acts = [...c.game.choices(m.game, c.ctx())].sort().join();
   const now = performance.now();
-  const flashes = Object.values(m.game.flash || {});
-  if (acts !== m.lastChoices || flashes.some((f) => f.until <= now)) {
+  const gone = Boolean(c.game.expire?.(m.game, now));
+  if (acts !== m.lastChoices || gone) {
     m.lastChoices = acts;
-    for (const [slot, f] of Object.entries(m.game.flash || {})) if (f.until <= now) delete m.game.flash[slot];
     c.render();
     return;
   }
   const low = c.renderer.tick(c);
-  const mine = m.game.round?.turn?.seat === m.you.seat && m.you.seat != null;
+  const mine = c.game.deciding(m.game, m.you.seat);
   if (low != null && mine && low !== lowSeen) {
     if (lowSeen == null) buzz([60, 40, 60]);
     play("low");
@@ -267,11 +271,11 @@ document.addEventListener("visibilitychange", () => {
 
 root.addEventListener("click", (event) => {
   const c = controller;
-  const el = event.target.closest("[data-action], [data-slot]");
-  if (!c || !el || el.disabled) return;
+  const el = c && event.target.closest(`[data-action], ${c.game?.cards ?? "[data-action]"}`);
+  if (!el || el.disabled) return;
   if (el.dataset.action) return onAction(c, el.dataset.action, el);
   if (el.getAttribute("aria-disabled") === "true" || c.model.pending) return; // one move at a time
-  c.game.onCard(Number(el.dataset.seat), el.dataset.slot, gameApi(c), c.ctx());
+  c.game.onCard(el.dataset, gameApi(c), c.ctx()); // a card of the game's (its `cards`)
   c.render();
 });
 
@@ -283,12 +287,8 @@ root.addEventListener("change", async (event) => {
     else route();
     return;
   }
-  if (el.dataset.setting === "fourcolour") {
-    localStorage.setItem("crisp.fourcolour", el.checked ? "on" : "off");
-    document.body.classList.toggle("four", el.checked);
-    return;
-  }
   const c = controller;
+  if (el.dataset.setting && c?.game?.onSetting?.(el.dataset.setting, el)) return; // the game's own
   if (c && el.dataset.option) {
     c.setOptions(c.game.options.changed(c.model.options, el));
     c.render();
@@ -381,6 +381,5 @@ window.addEventListener("popstate", () => {
   route();
 });
 
-document.body.classList.toggle("four", localStorage.getItem("crisp.fourcolour") === "on");
 await setLanguage(pickLanguage());
 route();

@@ -1,9 +1,31 @@
-// Strings: one catalogue per language, chosen from the browser's language and switchable.
+// Strings: one catalogue per language, chosen from the browser's language and switchable. The
+// shell's catalogue (i18n/<lang>.js) is here; each game adds its own with addCatalogue when its
+// module loads (games/index.js), so that a room loads only its game's strings.
 import en from "./i18n/en.js";
 
 export const LANGUAGES = { en: "English", fr: "Français", ja: "日本語" };
-const loaded = { en };
+// Each catalogue: its English strings (the fallback, always there) and how to load a language.
+const catalogues = new Map([["shell", { load: (lang) => import(`./i18n/${lang}.js`), langs: new Set(["en"]) }]]);
+const merged = { en: { ...en } }; // language -> every loaded catalogue's strings
 let current = "en";
+
+async function fill(lang) {
+  merged[lang] ??= {};
+  const todo = [...catalogues.values()].filter((c) => !c.langs.has(lang));
+  for (const c of todo) c.langs.add(lang);
+  const found = await Promise.all(todo.map((c) => c.load(lang)));
+  for (const module of found) Object.assign(merged[lang], module.default);
+}
+
+// A game's strings: `english` at once, `load(lang)` -> its module for the current language (and
+// any chosen later). Once a name (a second call changes nothing).
+export async function addCatalogue(name, english, load) {
+  if (!catalogues.has(name)) {
+    catalogues.set(name, { load, langs: new Set(["en"]) });
+    Object.assign(merged.en, english);
+  }
+  await fill(current);
+}
 
 export function pickLanguage() {
   const saved = localStorage.getItem("crisp.lang");
@@ -17,7 +39,7 @@ export function pickLanguage() {
 
 export async function setLanguage(lang) {
   if (!LANGUAGES[lang]) lang = "en";
-  if (!loaded[lang]) loaded[lang] = (await import(`./i18n/${lang}.js`)).default;
+  await fill(lang);
   current = lang;
   document.documentElement.lang = lang;
   localStorage.setItem("crisp.lang", lang);
@@ -33,7 +55,7 @@ const ELIDE = /(^|[\s(«\u00a0])(de|que|lorsque|puisque|jusque|le|la|ne|je|me|te
 const VOWEL = /^[aeiouyàâäéèêëîïôöùûüœæ]/i;
 
 export function t(key, vars = {}) {
-  const text = loaded[current][key] ?? en[key] ?? key;
+  const text = merged[current][key] ?? merged.en[key] ?? key;
   let out = "";
   let last = 0;
   for (const match of text.matchAll(/\{(\w+)\}/g)) {
@@ -52,18 +74,4 @@ export function t(key, vars = {}) {
 // Sentences one after the other: a space between them, none in Japanese.
 export function sentences(...parts) {
   return parts.filter(Boolean).join(current === "ja" ? "" : " ");
-}
-
-const RANKS = { A: "A", T: "10", J: "J", Q: "Q", K: "K" };
-const COURTS = { fr: { J: "V", Q: "D", K: "R" } }; // Valet, Dame, Roi
-const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-
-// "7H" -> "7♥", "QS" -> "Q♠" (in French "D♠"); used for labels and text faces.
-export function cardName(code) {
-  const rank = COURTS[current]?.[code[0]] || RANKS[code[0]] || code[0];
-  return rank + SUITS[code[1]];
-}
-
-export function isRed(code) {
-  return code[1] === "H" || code[1] === "D";
 }

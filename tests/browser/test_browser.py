@@ -36,7 +36,6 @@ from serverproc import ServerProcess
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason=f"{CHROMIUM} is absent (apt-get install chromium)"
 )
-I18N = ROOT / "crisp" / "static" / "i18n"
 PLAIN = set("A23456789T")  # cards that may be swapped into a hand (R-SPECIAL)
 UP = re.compile(r"\bup\b")
 DOWN = re.compile(r"\bdown\b")
@@ -458,11 +457,15 @@ def test_reload_mid_game_keeps_the_seat_and_plays_on(server: Any, phones: Any) -
 
 
 def catalogue(phone: Phone, lang: str) -> dict[str, str]:
-    """A language's strings, read from crisp/static/i18n/<lang>.js as the browser loads it."""
-    assert (I18N / f"{lang}.js").exists(), f"crisp/static/i18n/{lang}.js is missing"
-    return dict(
-        phone.page.evaluate(f"async () => (await import('/static/i18n/{lang}.js')).default")
-    )
+    """A language's strings as the browser loads them: the shell's (crisp/static/i18n/<lang>.js),
+    the games registry's (games/i18n/) and Crisp's (games/crisp/i18n/)."""
+    out: dict[str, str] = {}
+    for folder in ("i18n", "games/i18n", "games/crisp/i18n"):
+        path = ROOT / "crisp" / "static" / folder / f"{lang}.js"
+        assert path.exists(), f"{path} is missing"
+        js = f"async () => (await import('/static/{folder}/{lang}.js')).default"
+        out.update(phone.page.evaluate(js))
+    return out
 
 
 def test_language_switch_and_browser_locale(server: Any, phones: Any) -> None:

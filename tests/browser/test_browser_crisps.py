@@ -493,7 +493,9 @@ def test_two_phones_play_a_whole_game_by_taps(server: Any, phones: Any) -> None:
     ana.page.goto("/")
     expect(ana.loc('[data-test="game-crisp"]')).to_be_checked()
     ana.page.locator('[data-test="game-crisps"]').check()
-    expect(ana.loc('[data-test="rules"]')).to_have_attribute("href", "/static/rules/crisps/en.html")
+    expect(ana.loc('[data-test="rules"]')).to_have_attribute(
+        "href", "/static/games/crisps/rules/en.html"
+    )
     ana.page.fill("#name", "Ana")
     ana.tap("#create")
     expect(ana.loc('[data-test="lobby-game"]')).to_have_text("Crisps!")
@@ -505,8 +507,10 @@ def test_two_phones_play_a_whole_game_by_taps(server: Any, phones: Any) -> None:
     ben.tap("#join")
     expect(ben.loc("#opt-auto_skip")).to_be_checked()
     expect(ben.loc("#opt-auto_skip")).to_be_disabled()
-    expect(ben.loc('[data-test="rules"]')).to_have_attribute("href", "/static/rules/crisps/en.html")
-    status, _ = srv.request("GET", "/static/rules/crisps/en.html")
+    expect(ben.loc('[data-test="rules"]')).to_have_attribute(
+        "href", "/static/games/crisps/rules/en.html"
+    )
+    status, _ = srv.request("GET", "/static/games/crisps/rules/en.html")
     assert status == 200
     ana.tap("#start")
     for p in (ana, ben):

@@ -128,6 +128,12 @@ def test_a_whole_game_by_taps_in_three_languages_tells_every_move(server: Any, p
     yui.tap('[data-test="scores"]')
     expect(yui.loc('[data-test="standings"] li')).to_have_count(3)
     expect(yui.loc("#four-colour")).to_be_visible()
+    # the four-colour deck is Crisp's own setting (its module's onSetting): on, then off again
+    yui.tap("#four-colour")
+    expect(yui.loc("body")).to_have_class(re.compile(r"\bfour\b"))
+    assert yui.page.evaluate("localStorage.getItem('crisp.fourcolour')") == "on"
+    yui.tap("#four-colour")
+    expect(yui.loc("body")).not_to_have_class(re.compile(r"\bfour\b"))
     yui.tap('[data-test="scores"]')
     expect(yui.loc('[data-test="results"]')).to_have_count(0)
     yui.tap('[data-test="feed-toggle"]')

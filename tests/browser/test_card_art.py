@@ -1,11 +1,11 @@
-"""The card art (crisp/static/cardart.js, issue 11 item 4) in real Chromium: all 52 faces and the
-back at 26, 40, 64 and 120 px wide, in the two-colour and the four-colour deck, rendered by the
-module itself under a strict Content-Security-Policy (``style-src 'self'``, nothing from another
-origin) from a tiny static server. Screenshots go to tests/artifacts/screenshots/cards-*.png for
-looking at; the tests check the structure: 52 distinct faces, each with its index, the pips of 2 to
-10 as many as the rank, court figures mirrored top to bottom, no inline style, no request outside
-the server, the four-colour deck recolouring diamonds and clubs only, aria-hidden unless labelled;
-and the module's size, printed (gzip -9)."""
+"""The card art (crisp/static/games/crisp/cardart.js, issue 11 item 4) in real Chromium: all 52
+faces and the back at 26, 40, 64 and 120 px wide, in the two-colour and the four-colour deck,
+rendered by the module itself under a strict Content-Security-Policy (``style-src 'self'``, nothing
+from another origin) from a tiny static server. Screenshots go to
+tests/artifacts/screenshots/cards-*.png for looking at; the tests check the structure: 52 distinct
+faces, each with its index, the pips of 2 to 10 as many as the rank, court figures mirrored top to
+bottom, no inline style, no request outside the server, the four-colour deck recolouring diamonds
+and clubs only, aria-hidden unless labelled; and the module's size, printed (gzip -9)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(
 SIZES = (26, 40, 64, 120)
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
-ART = ("cardart.js", "cards.css")  # the art's files (cards.css only if it exists)
+ART = ("games/crisp/cardart.js", "games/crisp/cards.css")  # the art (cards.css if it exists)
 ART_BUDGET = 12 * 1024  # gzip -9, issue 11: the art costs at most ~12 KB of the 100 KB budget
 
 SHEET = TESTS / "card_sheet"  # the test page, its script and CSS
@@ -186,7 +186,7 @@ def test_faces_are_hidden_from_assistive_tech_unless_labelled(
         page.goto(f"{host.base}/cards.html?size=64")
         page.wait_for_selector("body[data-ready]")
         labelled = page.evaluate("""async () => {
-            const { cardFace, cardBack } = await import("/static/cardart.js");
+            const { cardFace, cardBack } = await import("/static/games/crisp/cardart.js");
             const q = cardFace("QS", { label: "Queen of spades" });
             const fluid = cardFace("7H");  // no size: fills its container, real-card layout
             const sized = [fluid.getAttribute("width"), fluid.classList.contains("full"),
@@ -223,10 +223,10 @@ def test_the_art_is_small_and_loaded_lazily() -> None:
             raw = path.read_bytes()
             packed = len(gzip.compress(raw, 9))
             total += packed
-            print(f"{name:12} {len(raw):6} B raw {packed:6} B gzip -9")
+            print(f"{Path(name).name:12} {len(raw):6} B raw {packed:6} B gzip -9")
     print(f"{'art total':12} {total:6} B gzip -9 (budget {ART_BUDGET})")
     assert 0 < total <= ART_BUDGET
-    for module in Path(STATIC).glob("*.js"):
+    for module in Path(STATIC).rglob("*.js"):
         if module.name != "cardart.js":
             text = module.read_text(encoding="utf-8")
             assert not any(

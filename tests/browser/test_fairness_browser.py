@@ -1,7 +1,7 @@
-"""Issue 14: "Verify the shuffle" in a real browser. ``crisp/static/fairness.js`` (WebCrypto, and
-its own SHA-256 where the page is not a secure context, as on a LAN address over http) agrees
-with ``crisp verify`` on 20 finished games and on a tampered copy of each: the same verdict, the
-same first difference, the same count of rounds checked."""
+"""Issue 14: "Verify the shuffle" in a real browser. ``crisp/static/games/crisp/fairness.js``
+(WebCrypto, and its own SHA-256 where the page is not a secure context, as on a LAN address over
+http) agrees with ``crisp verify`` on 20 finished games and on a tampered copy of each: the same
+verdict, the same first difference, the same count of rounds checked."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from crisp.engine.crisp.verify import verify_record
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason=f"{CHROMIUM} is absent (apt-get install chromium)"
 )
-MODULE = (ROOT / "crisp" / "static" / "fairness.js").read_text()
+MODULE = (ROOT / "crisp" / "static" / "games" / "crisp" / "fairness.js").read_text()
 # Client seeds as phones send them (32 hex digits), bots' (""), and what else a seed may be: the
 # game key hashes JSON.stringify's bytes in the browser and json.dumps' in Python.
 ODD_SEEDS = ["", "a1b2", 'quote " and \\ back', "é 日本 🃏", "tab\tnew\nline\x01", "x" * 64]
@@ -82,7 +82,7 @@ def _run(chromium: Any, origin: str, records: list[Any], subtle: bool) -> list[d
             ),
         )
         page.route(
-            f"{origin}/static/fairness.js",
+            f"{origin}/static/games/crisp/fairness.js",
             lambda route: route.fulfill(status=200, content_type="text/javascript", body=MODULE),
         )
         page.goto(f"{origin}/")
@@ -90,7 +90,7 @@ def _run(chromium: Any, origin: str, records: list[Any], subtle: bool) -> list[d
         assert has_subtle is subtle, f"{origin}: crypto.subtle {'missing' if subtle else 'there'}"
         result: list[dict[str, Any]] = page.evaluate(
             """async (records) => {
-                const { verifyRecord } = await import("/static/fairness.js");
+                const { verifyRecord } = await import("/static/games/crisp/fairness.js");
                 const out = [];
                 for (const r of records) out.push(await verifyRecord(r));
                 return out;

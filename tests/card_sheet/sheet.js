@@ -3,7 +3,7 @@
 window.cspViolations = [];
 document.addEventListener("securitypolicyviolation",
   (e) => window.cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
-const { cardBack, cardFace } = await import("/static/cardart.js");
+const { cardBack, cardFace } = await import("/static/games/crisp/cardart.js");
 const q = new URLSearchParams(location.search);
 const size = Number(q.get("size"));
 const fourColour = q.get("four") === "1";

@@ -1,8 +1,12 @@
 """The phone client's strings and rules pages, without a browser.
 
-- every catalogue in crisp/static/i18n/ has exactly the keys of en.js, the same {placeholders}
-  per key, and no empty string;
-- every key the client code asks for with t("…") exists in en.js;
+- the strings are in catalogues, one folder each: the shell's (crisp/static/i18n/), the games
+  registry's (crisp/static/games/i18n/: what the home page says of each game) and each game's
+  (crisp/static/games/<game>/i18n/, loaded with the game); in each folder every language has
+  exactly the keys of en.js, the same {placeholders} per key, and no empty string; no key is in
+  two folders;
+- every key the client code asks for with t("…") exists in a catalogue it loads: the shell's code
+  the shell's and the registry's, a game's code those and its own (never another game's);
 - every language of LANGUAGES (crisp/static/i18n.js) has a catalogue and a rules page;
 - the rules pages are self-contained, zoomable, in the right language, and name every rule id of
   docs/rules.md (R-…), so that players and developers can refer to them.
@@ -22,7 +26,10 @@ from paths import ROOT
 
 STATIC = ROOT / "crisp" / "static"
 I18N = STATIC / "i18n"
-RULES_DIR = STATIC / "rules"
+# Every catalogue folder: the shell's, the games registry's, each game's.
+CATALOGUES = [I18N, STATIC / "games" / "i18n", *sorted(STATIC.glob("games/*/i18n"))]
+RULES_DIR = STATIC / "games" / "crisp" / "rules"
+RULES_CSS = STATIC / "games" / "rules.css"  # beside every game's folder, shared by their pages
 # The ids of the normative rule book (docs/rules.md), copied here and checked against it.
 RULES_MD = ROOT / "docs" / "rules.md"
 RULE_IDS = (
@@ -147,12 +154,17 @@ def first_argument(source: str, start: int) -> str:
     raise AssertionError(f"unterminated call at offset {start}")
 
 
-def keys_asked_for() -> tuple[dict[str, set[str]], dict[str, set[str]], list[str]]:
-    """Literal keys, dynamic key templates (as `prefix.${}`) and non-literal arguments of t()."""
+def keys_asked_for(
+    files: list[Path] | None = None,
+) -> tuple[dict[str, set[str]], dict[str, set[str]], list[str]]:
+    """Literal keys, dynamic key templates (as `prefix.${}`) and non-literal arguments of t()
+    (in ``files``: by default every module of the client)."""
     literal: dict[str, set[str]] = {}
     dynamic: dict[str, set[str]] = {}
     opaque: list[str] = []
-    for path in sorted(STATIC.rglob("*.js")):
+    for path in sorted(STATIC.rglob("*.js")) if files is None else files:
+        if path.parent.name == "i18n":
+            continue  # a catalogue
         source = path.read_text(encoding="utf-8")
         for call in re.finditer(r"(?<![\w$.])t\(", source):
             if re.search(r"function\s+$", source[: call.start()]):
@@ -192,9 +204,25 @@ LANGS = sorted(languages())
 OTHER_LANGS = [lang for lang in LANGS if lang != "en"]
 
 
+def folder_name(folder: Path) -> str:
+    return folder.relative_to(STATIC).as_posix()
+
+
+def catalogue(lang: str, folders: list[Path] = CATALOGUES) -> dict[str, str]:
+    """The strings of ``lang`` in ``folders`` (by default all), as the client merges them."""
+    out: dict[str, str] = {}
+    for folder in folders:
+        out.update(load_catalogue(folder / f"{lang}.js"))
+    return out
+
+
 @pytest.fixture(scope="module")
 def en() -> dict[str, str]:
-    return load_catalogue(I18N / "en.js")
+    return catalogue("en")
+
+
+FOLDER_LANGS = [(f, lang) for f in CATALOGUES for lang in OTHER_LANGS if f]
+FOLDER_IDS = [f"{folder_name(f)}-{lang}" for f, lang in FOLDER_LANGS]
 
 
 # -- catalogues ----------------------------------------------------------------------------------
@@ -204,9 +232,20 @@ def test_every_language_has_a_catalogue_and_a_rules_page() -> None:
     for lang in LANGS:
         assert (I18N / f"{lang}.js").is_file(), f"no catalogue crisp/static/i18n/{lang}.js"
         page = RULES_DIR / f"{lang}.html"
-        assert page.is_file(), f"no rules page crisp/static/rules/{lang}.html"
-    assert {p.stem for p in I18N.glob("*.js")} == set(LANGS), "a catalogue not in LANGUAGES"
+        assert page.is_file(), f"no rules page {RULES_DIR}/{lang}.html"
     assert {p.stem for p in RULES_DIR.glob("*.html")} == set(LANGS), "a rules page not in LANGUAGES"
+    for folder in CATALOGUES:
+        found = {p.stem for p in folder.glob("*.js")}
+        assert found == set(LANGS), f"{folder_name(folder)}: catalogues {found}, not LANGUAGES"
+
+
+def test_no_key_is_in_two_catalogues() -> None:
+    """A key has one home: the shell's catalogue, the registry's or one game's."""
+    seen: dict[str, str] = {}
+    for folder in CATALOGUES:
+        for key in load_catalogue(folder / "en.js"):
+            assert key not in seen, f"{key} is in {seen[key]} and {folder_name(folder)}"
+            seen[key] = folder_name(folder)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -215,16 +254,18 @@ def test_catalogue_names_its_language(lang: str) -> None:
     assert load_catalogue(I18N / f"{lang}.js")["lang.name"] == languages()[lang]
 
 
-@pytest.mark.parametrize("lang", OTHER_LANGS)
-def test_catalogue_has_exactly_the_keys_of_en(lang: str, en: dict[str, str]) -> None:
-    cat = load_catalogue(I18N / f"{lang}.js")
+@pytest.mark.parametrize(("folder", "lang"), FOLDER_LANGS, ids=FOLDER_IDS)
+def test_catalogue_has_exactly_the_keys_of_en(folder: Path, lang: str) -> None:
+    en = load_catalogue(folder / "en.js")
+    cat = load_catalogue(folder / f"{lang}.js")
     missing, extra = sorted(en.keys() - cat.keys()), sorted(cat.keys() - en.keys())
-    assert not missing and not extra, f"{lang}.js: missing {missing}, not in en.js {extra}"
+    where = folder_name(folder)
+    assert not missing and not extra, f"{where}/{lang}.js: missing {missing}, not in en.js {extra}"
 
 
 @pytest.mark.parametrize("lang", OTHER_LANGS)
 def test_catalogue_has_the_placeholders_of_en(lang: str, en: dict[str, str]) -> None:
-    cat = load_catalogue(I18N / f"{lang}.js")
+    cat = catalogue(lang)
     wrong = {
         key: (sorted(set(PLACEHOLDER.findall(en[key]))), sorted(set(PLACEHOLDER.findall(value))))
         for key, value in cat.items()
@@ -236,7 +277,7 @@ def test_catalogue_has_the_placeholders_of_en(lang: str, en: dict[str, str]) -> 
 @pytest.mark.parametrize("lang", LANGS)
 def test_catalogue_strings_are_filled_and_safe_in_html(lang: str) -> None:
     """No empty string; no < > & " (kept plain: the strings go into HTML text and attributes)."""
-    cat = load_catalogue(I18N / f"{lang}.js")
+    cat = catalogue(lang)
     assert not [k for k, v in cat.items() if not v.strip()], f"{lang}.js: empty strings"
     unsafe = {k: v for k, v in cat.items() if re.search(r'[<>&"]', v)}
     assert not unsafe, f"{lang}.js: characters that need escaping in HTML: {unsafe}"
@@ -245,13 +286,13 @@ def test_catalogue_strings_are_filled_and_safe_in_html(lang: str) -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_look_status_names_the_ready_button(lang: str) -> None:
     """status.look tells the player to tap the button act.ready labels."""
-    cat = load_catalogue(I18N / f"{lang}.js")
+    cat = catalogue(lang)
     assert cat["act.ready"] in cat["status.look"]
 
 
 def test_french_typography_uses_no_break_spaces() -> None:
     """A plain space before : ; ! ? would let the sign wrap alone onto the next line."""
-    cat = load_catalogue(I18N / "fr.js")
+    cat = catalogue("fr")
     bad = {k: v for k, v in cat.items() if re.search(r" [:;!?»]|« ", v)}
     assert not bad, f"fr.js: use U+00A0 before : ; ! ? » and after «: {bad}"
 
@@ -259,8 +300,7 @@ def test_french_typography_uses_no_break_spaces() -> None:
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_catalogues_are_the_modules_the_browser_loads() -> None:
     """The simple Python reading of each catalogue is what JavaScript makes of it."""
-    for lang in LANGS:
-        path = I18N / f"{lang}.js"
+    for path in [folder / f"{lang}.js" for folder in CATALOGUES for lang in LANGS]:
         script = "import(process.argv[1]).then((m) => console.log(JSON.stringify(m.default)))"
         out = subprocess.run(
             ["node", "--input-type=module", "-e", script, path.as_uri()],
@@ -269,7 +309,7 @@ def test_catalogues_are_the_modules_the_browser_loads() -> None:
             timeout=30,
             check=True,
         )
-        assert json.loads(out.stdout) == load_catalogue(path), lang
+        assert json.loads(out.stdout) == load_catalogue(path), path
 
 
 # -- keys the client asks for --------------------------------------------------------------------
@@ -286,6 +326,42 @@ def test_every_key_the_client_asks_for_exists(en: dict[str, str]) -> None:
         for key in DYNAMIC_KEYS[tpl]:
             assert key in en, f"{tpl} can give {key}, which is not in en.js"
     assert not opaque, f"t() with a key that is neither a string nor a template: {opaque}"
+
+
+SHELL_CATALOGUES = [I18N, STATIC / "games" / "i18n"]
+GAMES = sorted(p.parent.name for p in STATIC.glob("games/*/i18n"))
+
+
+def _asks_only_for(files: list[Path], folders: list[Path]) -> dict[str, list[str]]:
+    """The keys ``files`` ask for that no catalogue of ``folders`` has, with who asks."""
+    have = catalogue("en", folders)
+    literal, dynamic, _ = keys_asked_for(files)
+    asked = {key: files for key, files in literal.items()}
+    for tpl, where in dynamic.items():
+        asked.update({key: where for key in DYNAMIC_KEYS.get(tpl, ())})
+    return {key: sorted(where) for key, where in asked.items() if key not in have}
+
+
+def test_the_shell_asks_only_for_its_own_strings() -> None:
+    """The shell (app.js, shell/, the registry) runs before any game's catalogue is loaded: it
+    asks only for keys of the shell's catalogue and the registry's."""
+    files = [
+        p for p in STATIC.rglob("*.js") if not p.relative_to(STATIC).as_posix().startswith("games/")
+    ]
+    files.append(STATIC / "games" / "index.js")
+    missing = _asks_only_for(files, SHELL_CATALOGUES)
+    assert not missing, f"the shell asks for game strings: {missing}"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_game_asks_only_for_the_shells_strings_and_its_own(game: str) -> None:
+    """A room loads the shell's catalogue and its own game's only (games/<game>/i18n/): a game's
+    modules (and the common ones it uses) ask for no key of another game's catalogue."""
+    files = sorted((STATIC / "games" / game).rglob("*.js")) + sorted(
+        (STATIC / "games" / "common").rglob("*.js")
+    )
+    missing = _asks_only_for(files, [*SHELL_CATALOGUES, STATIC / "games" / game / "i18n"])
+    assert not missing, f"games/{game} asks for strings it does not load: {missing}"
 
 
 def test_dynamic_key_lists_are_complete(en: dict[str, str]) -> None:
@@ -323,8 +399,8 @@ def test_rules_page_is_a_small_self_contained_phone_page(lang: str) -> None:
     # Content-Security-Policy allows no inline style); no external address.
     for tag in ("script", "img", "iframe", "object", "embed", "style"):
         assert not page.attrs(tag), f"{path.name}: <{tag}>"
-    assert page.attrs("link") == [{"rel": "stylesheet", "href": "rules.css"}], path.name
-    assert (RULES_DIR / "rules.css").is_file()
+    assert page.attrs("link") == [{"rel": "stylesheet", "href": "../../rules.css"}], path.name
+    assert RULES_CSS.is_file()
     assert not re.search(r"https?://|@import|url\(", text, re.IGNORECASE), f"{path.name}: external"
     hrefs = [a.get("href", "") for a in page.attrs("a")]
     assert "/" in hrefs, f"{path.name}: no link back to /"
@@ -334,7 +410,7 @@ def test_rules_page_is_a_small_self_contained_phone_page(lang: str) -> None:
         if target and target != "/":
             assert (RULES_DIR / target).is_file(), f"{path.name}: broken link {href}"
     # Readable in the dark too (its style sheet, beside it, says how).
-    css = (RULES_DIR / "rules.css").read_text(encoding="utf-8")
+    css = RULES_CSS.read_text(encoding="utf-8")
     assert "prefers-color-scheme:dark" in css.replace(" ", ""), f"{path.name}: no dark mode"
     assert not re.search(r"https?://|@import|url\(", css, re.IGNORECASE), "rules.css: external"
 
@@ -361,16 +437,27 @@ def test_french_elides_before_a_vowel_and_japanese_joins_sentences_without_space
     globalThis.document = {documentElement: {}};
     globalThis.navigator = {languages: ["fr"]};
     const i18n = await import(process.argv[1]);
+    const game = process.argv[2]; // Crisp's folder: its catalogue, added as the game adds it
+    const { cardName } = await import(`${game}/cardname.js`);
+    const en = (await import(`${game}/i18n/en.js`)).default;
+    await i18n.addCatalogue("crisp", en, (lang) => import(`${game}/i18n/${lang}.js`));
     await i18n.setLanguage("fr");
     const fr = [i18n.t("lobby.waithost", {name: "Ana"}), i18n.t("lobby.waithost", {name: "Ben"}),
-      i18n.t("card.theirs", {name: "Émile", slot: i18n.t("slot.left")}), i18n.cardName("QS"),
-      i18n.cardName("KH"), i18n.cardName("JD")];
+      i18n.t("card.theirs", {name: "Émile", slot: i18n.t("slot.left")}), cardName("QS"),
+      cardName("KH"), cardName("JD")];
     await i18n.setLanguage("ja");
     const ja = i18n.sentences(i18n.t("status.final", {name: "Yui"}), i18n.t("status.yourturn"));
     console.log(JSON.stringify({fr, ja}));
     """
     out = subprocess.run(
-        ["node", "--input-type=module", "-e", script, (STATIC / "i18n.js").as_uri()],
+        [
+            "node",
+            "--input-type=module",
+            "-e",
+            script,
+            (STATIC / "i18n.js").as_uri(),
+            (STATIC / "games" / "crisp").as_uri(),
+        ],
         capture_output=True,
         text=True,
         timeout=30,

@@ -1,8 +1,9 @@
-"""The Crisps! rules pages (crisp/static/rules/crisps/<lang>.html), served as static files like
-Crisp's (the shell's Rules link picks the room's game): one per language of the client, small,
-self-contained (the shared rules.css beside Crisp's pages, no script, no external address),
-zoomable, in their language, and naming every rule id of the rule book (docs/rules-crisps.md, the
-repository's copy of docs/rules-crisps.md) with an anchor, and no other id."""
+"""The Crisps! rules pages (crisp/static/games/crisps/rules/<lang>.html), served as static files
+like Crisp's (the shell's Rules link picks the room's game): one per language of the client, small,
+self-contained (the rules.css the games' pages share, crisp/static/games/rules.css, no script, no
+external address), zoomable, in their language, and naming every rule id of the rule book
+(docs/rules-crisps.md, the repository's copy of docs/rules-crisps.md) with an anchor, and no other
+id."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from paths import ROOT
 from test_client_i18n import LANGS, Page
 
-PAGES = ROOT / "crisp" / "static" / "rules" / "crisps"
+PAGES = ROOT / "crisp" / "static" / "games" / "crisps" / "rules"
 BOOK = ROOT / "docs" / "rules-crisps.md"
 RULE_ID = re.compile(r"CS-[A-Z]+(?:-[A-Z]+)*")
 
@@ -40,8 +41,8 @@ def test_page_is_small_self_contained_and_zoomable(lang: str) -> None:
     assert "maximum-scale" not in viewport
     for tag in ("script", "img", "iframe", "object", "embed", "style"):
         assert not page.attrs(tag), f"{lang}.html: <{tag}>"
-    assert page.attrs("link") == [{"rel": "stylesheet", "href": "../rules.css"}]
-    assert (PAGES.parent / "rules.css").is_file()
+    assert page.attrs("link") == [{"rel": "stylesheet", "href": "../../rules.css"}]
+    assert (PAGES.parent.parent / "rules.css").is_file()
     assert not re.search(r"https?://|@import|url\(", text, re.IGNORECASE)
     hrefs = [a.get("href", "") for a in page.attrs("a")]
     assert "/" in hrefs

@@ -10,6 +10,11 @@
 import { createInterface } from "node:readline";
 
 const base = process.argv[2];
+// The game's strings, added to the shell's t() as the client does when it loads the game
+// (games/index.js loadGame): the feed's sentences are checked in words, not keys.
+const { addCatalogue } = await import(`${base}/../../i18n.js`);
+const strings = (await import(`${base}/i18n/en.js`)).default;
+await addCatalogue("crisps", strings, (lang) => import(`${base}/i18n/${lang}.js`));
 const combos = await import(`${base}/combos.js`);
 const model = await import(`${base}/model.js`);
 const { describe } = await import(`${base}/feed.js`);

@@ -27,10 +27,10 @@ TIMEOUT_MS = 20_000  # generous: a loaded 2-core machine runs several browsers a
 SLOTS = ("left", "middle", "right")
 # Modules the client imports only if they are there (a guarded dynamic import): the card art and
 # the shuffle verifier, which other branches add. Their 404 is the one console error allowed.
-OPTIONAL_MODULES = ("/static/cardart.js", "/static/fairness.js")
+OPTIONAL_MODULES = ("/static/games/crisp/cardart.js", "/static/games/crisp/fairness.js")
 
-# The client's card names (crisp/static/i18n.js cardName): "7H" -> "7♥", "TS" -> "10♠"; court
-# cards by each language's convention (French: V, D, R for Valet, Dame, Roi).
+# The client's card names (crisp/static/games/crisp/cardname.js): "7H" -> "7♥", "TS" -> "10♠";
+# court cards by each language's convention (French: V, D, R for Valet, Dame, Roi).
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 COURTS = {"fr": {"J": "V", "Q": "D", "K": "R"}}
 NAME = re.compile(r"(10|[A2-9JQKVDR])([♠♥♦♣])")

@@ -7,7 +7,7 @@ that the commitment is the SHA-256 of the server seed, that the first dealer and
 deck follow from the seeds (hmac-sha256/1), and that each later dealer is the previous one's next
 seat (R-DEALER). The verdict is ``verified``, or the first difference; a record it cannot check
 (malformed, unfinished, or made before the scheme) raises ``Unverifiable``.
-``crisp/static/fairness.js`` does the same in a browser, with the same sentences.
+``crisp/static/games/crisp/fairness.js`` does the same in a browser, with the same sentences.
 """
 
 from __future__ import annotations

@@ -9,13 +9,28 @@ from pathlib import Path
 import segno
 from fastapi import FastAPI, Request
 from fastapi.params import Depends
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
 HERE = Path(__file__).resolve().parents[2]  # the crisp package (this is crisp/server/http/pages.py)
 STATIC = HERE / "static"
 SHELL = (HERE / "templates" / "index.html").read_text(encoding="utf-8")
 NO_STORE = {"Cache-Control": "no-cache"}
+# Static files that moved into their game's folder: the old URL answers with a permanent redirect
+# (a bookmarked rules page, a cached module), so that no address a phone knew stops working.
+MOVED = {
+    "/static/cardart.js": "/static/games/crisp/cardart.js",
+    "/static/fairness.js": "/static/games/crisp/fairness.js",
+    "/static/rules/rules.css": "/static/games/rules.css",
+    **{
+        f"/static/rules/{lang}.html": f"/static/games/crisp/rules/{lang}.html"
+        for lang in ("en", "fr", "ja")
+    },
+    **{
+        f"/static/rules/crisps/{lang}.html": f"/static/games/crisps/rules/{lang}.html"
+        for lang in ("en", "fr", "ja")
+    },
+}
 
 
 class CachedStatic(StaticFiles):
@@ -36,6 +51,17 @@ def room_qr_svg(url: str) -> str:
     return out.getvalue().decode()
 
 
+def _redirect(to: str) -> Callable[[Request], RedirectResponse]:
+    """A permanent redirect to ``to``, keeping the query (a rules page's #anchor the browser keeps
+    itself)."""
+
+    def moved(request: Request) -> RedirectResponse:
+        query = request.url.query
+        return RedirectResponse(f"{to}?{query}" if query else to, status_code=308)
+
+    return moved
+
+
 def mount_client(
     app: FastAPI,
     room_exists: Callable[[str], bool],
@@ -45,6 +71,8 @@ def mount_client(
     """The client's routes: ``/`` and ``/r/{code}`` serve the same page, which routes itself.
     ``lookup``: the dependencies of a route naming a room code (its claim and rate limits);
     ``claim``: the claim alone (a shared store: the room is served here from now on)."""
+    for old, new in MOVED.items():  # before the /static mount, which would answer 404
+        app.add_api_route(old, _redirect(new), methods=["GET", "HEAD"], include_in_schema=False)
     app.mount("/static", CachedStatic(directory=STATIC), name="static")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)

@@ -21,7 +21,7 @@ export function newModel(code, { tv = false } = {}) {
     game: null, // the game's own state (games/index.js)
     options: null, // the lobby options the controls show
     optionsSent: null, // the host's last options change, until a "room" carries it
-    ui: {}, // the game's input mode (e.g. a Queen's choice)
+    ui: {}, // the game's input mode (e.g. a card chosen, waiting for a second)
     shell: {}, // the shell's: {scores, feedOpen, confirmKick, qrBig}
     pending: null, // {action, at}: a tap sent, waiting for the server
     feed: [], // this round's lines: {id, text, mine}
@@ -113,8 +113,8 @@ export class Controller {
   }
 
   async ensureGame(type) {
-    if (this.game && this.game.type === (type || "crisp")) return;
-    this.game = await this.loadGame(type || "crisp");
+    if (this.game && (type == null || this.game.type === type)) return;
+    this.game = await this.loadGame(type ?? undefined); // none: the registry's first game
     this.model.game = this.game.newGame();
     if (!this.model.options) this.model.options = { ...this.game.options.defaults };
   }
@@ -136,7 +136,7 @@ export class Controller {
     if (moment) this.effects.moment?.(moment, msg);
     if (moment === "timeout") this.toast(line, "warn");
     if (moment === "yourturn") this.effects.announce?.(t("announce.yourturn"));
-    if (msg.type === "crisp") this.effects.announce?.(line);
+    if (moment === "call") this.effects.announce?.(line);
     if (msg.type === "look" && msg.seat === seat && msg.why !== "deal") setTimeout(() => this.render(), 3050);
   }
 

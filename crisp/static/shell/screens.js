@@ -1,6 +1,6 @@
 // The shell's screens, as markup: home, join, the lobby frame, the header of every room screen,
 // the connection banner, the toasts and the results frame. The game fills in its parts.
-import { GAME_INFO, gameInfo } from "../games/index.js";
+import { GAMES, gameInfo } from "../games/index.js";
 import { LANGUAGES, language, t } from "../i18n.js";
 import { cls, html } from "./html.js";
 
@@ -15,9 +15,10 @@ export function langSelect(id = "lang") {
       html`<option value="${code}"${code === language() ? html` selected` : ""}>${name}</option>`)}</select></label>`;
 }
 
-// The rules of the room's game (or of the game chosen on the home page), in the reader's language.
-export function rulesLink(game = "crisp") {
-  const href = `/static/rules/${gameInfo(game).rules}${language()}.html`;
+// The rules of the room's game (or of the game chosen on the home page), in the reader's language:
+// each game's own pages (games/<type>/rules/<lang>.html).
+export function rulesLink(game) {
+  const href = `/static/games/${game}/rules/${language()}.html`;
   return html`<a class="rules" data-test="rules" href="${href}" target="_blank" rel="noopener">${t("menu.rules")}</a>`;
 }
 
@@ -25,7 +26,7 @@ const levelOptions = (game) => gameInfo(game).bots.map((l) => html`<option value
 
 function gamePicker(game) {
   return html`<fieldset class="panel games" data-test="game-picker"><legend>${t("home.game")}</legend>
-    ${Object.entries(GAME_INFO).map(([type, info]) => html`<label class="check game-choice">
+    ${Object.entries(GAMES).map(([type, info]) => html`<label class="check game-choice">
       <input type="radio" name="game" value="${type}" data-test="game-${type}"${type === game ? html` checked` : ""}>
       <span><strong>${info.name}</strong> <span class="muted">${t(`home.about.${type}`)}</span></span></label>`)}
   </fieldset>`;
@@ -43,7 +44,7 @@ function busy(m, action) {
 
 // -- home and join ----------------------------------------------------------------------------
 
-export function homeScreen(error = "", name = "", game = "crisp") {
+export function homeScreen(error, name, game) {
   const info = gameInfo(game);
   return html`<main class="home">
     <header class="top">${langSelect()}${rulesLink(game)}</header>

@@ -1,11 +1,11 @@
 // Sound, off by default, one toggle (kept in localStorage "crisp.sound"): short tones made with
-// WebAudio (no files): draw, flip, swap, a crisp call, your turn, low time.
+// WebAudio (no files): draw, flip, swap, a call, your turn, low time (the game's moments).
 const KEY = "crisp.sound";
 const TONES = {
   draw: [[520, 0.06]],
   flip: [[700, 0.05], [900, 0.05]],
   swap: [[440, 0.06], [330, 0.08]],
-  crisp: [[660, 0.1], [880, 0.1], [1100, 0.16]],
+  call: [[660, 0.1], [880, 0.1], [1100, 0.16]],
   yourturn: [[600, 0.09], [800, 0.12]],
   low: [[1000, 0.04]],
   timeout: [[300, 0.2]],

@@ -1,11 +1,7 @@
-// Text card faces, until the card art (crisp/static/cardart.js) is there: "7♥" in the suit's
+// Text card faces, until the card art (cardart.js) is there: "7♥" in the suit's
 // colour (four colours on request: clubs green, diamonds blue). Legible from 26 px minis up.
-import { cardName } from "../../i18n.js";
 import { html } from "../../shell/html.js";
-
-export function isRed(code) {
-  return code[1] === "H" || code[1] === "D";
-}
+import { cardName, isRed } from "./cardname.js";
 
 // A face as markup: keyed by its code (a new card is a new element, the same card is left alone),
 // hidden from assistive technology (the card button's label names it while it may be seen).

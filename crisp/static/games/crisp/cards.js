@@ -1,4 +1,4 @@
-// Card faces: the art of crisp/static/cardart.js when it is there (a guarded dynamic import, so
+// Card faces: the art of cardart.js when it is there (a guarded dynamic import, so
 // that dropping the file in later just works), else the text faces of cardfallback.js. The text
 // stays in the face (hidden under the art) so that a face's name is in the page exactly while
 // the face is shown.
@@ -11,12 +11,21 @@ let asked = false;
 // faces drawn before it arrives get it at the next update.
 function loadArt() {
   asked = true;
-  import("../../cardart.js").then((m) => { art = m; }).catch(() => { art = null; });
+  import("./cardart.js").then((m) => { art = m; }).catch(() => { art = null; });
 }
 
 export function fourColour() {
   return localStorage.getItem("crisp.fourcolour") === "on";
 }
+
+// The four-colour deck (the results menu's setting), kept in localStorage "crisp.fourcolour": the
+// text faces take it from the page's class "four", the art when a face is drawn.
+export function setFourColour(on) {
+  localStorage.setItem("crisp.fourcolour", on ? "on" : "off");
+  document.body.classList.toggle("four", on);
+}
+
+if (globalThis.document?.body) document.body.classList.toggle("four", fourColour());
 
 // After a patch: every face not drawn yet gets its art (once: a face element is kept as long as
 // its card stays, so it is not drawn again).

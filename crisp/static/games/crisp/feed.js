@@ -2,7 +2,8 @@
 // seats and slots. It names public cards only (a swapped-out card, a discard, the Jack, Queen or
 // King played, a card taken from the pile or discarded by a timeout) and never a face-down card's
 // face, nor the card a player drew (R-SEE-DRAWN, R-NO-TRACE).
-import { cardName, t } from "../../i18n.js";
+import { t } from "../../i18n.js";
+import { cardName } from "./cardname.js";
 
 const slotName = (slot) => t(`slot.${slot}`);
 

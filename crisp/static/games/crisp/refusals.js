@@ -1,7 +1,8 @@
 // A refused action in words: the rule (docs/engine.md "Refusals and their rule ids"), not a code.
 import { t } from "../../i18n.js";
+import { refusals } from "../common/refusals.js";
 
-const RULES = {
+export const ruleSentence = refusals({
   "R-GAME-END": () => t("refuse.gameend"),
   "R-FINAL-TURNS": () => t("refuse.roundover"),
   "R-LOOK-PHASE": () => t("refuse.look"),
@@ -20,8 +21,4 @@ const RULES = {
   "R-CRISP-ONCE": () => t("refuse.crisponce"),
   "R-CRISP": () => t("refuse.crisp"),
   "R-WINDOW-NONE": () => t("refuse.windownone"),
-};
-
-export function ruleSentence(rule) {
-  return RULES[rule]?.() ?? null;
-}
+});

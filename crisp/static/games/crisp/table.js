@@ -1,9 +1,11 @@
 // Crisp's table: mount(el) / update(model, ctx) / unmount(). Each update patches the markup into
 // the table's element (shell/morph.js), so only what changed is touched: a face-up look card
 // keeps its element (and does not flip again) when another player taps Ready.
-import { cardName, sentences, t } from "../../i18n.js";
+import { sentences, t } from "../../i18n.js";
+import { cardName } from "./cardname.js";
 import { cls, html } from "../../shell/html.js";
-import { patch } from "../../shell/morph.js";
+import { feedBlock, tableOf, timerMarkup } from "../common/table.js";
+export { tick } from "../common/table.js";
 import { faceMarkup, hydrate } from "./cards.js";
 import { SLOTS, choices } from "./model.js";
 
@@ -153,24 +155,14 @@ function actionButtons(g, ctx) {
 function countdown(g) {
   const r = g.round;
   if (r?.phase === "look" && r.lookUntil != null) {
-    return html`<div class="timer" data-test="timer" data-key="timer-look" data-countdown="${r.lookUntil}" data-span="${r.lookUntil}"
-      data-from="0"><div class="fill"></div><span class="secs"></span></div>`;
+    return timerMarkup({ key: "timer-look", until: r.lookUntil, span: r.lookUntil, from: 0 });
   }
   if (r?.turn?.deadline != null) {
     const span = r.turn.deadline - r.turn.at;
-    return html`<div class="timer" data-test="timer" data-key="timer-${r.turn.seat}-${r.turn.draw}" data-countdown="${r.turn.deadline}"
-      data-span="${span}" data-from="${r.turn.at}" data-low="${LOW_SECONDS}"><div class="fill"></div><span class="secs"></span></div>`;
+    const key = `timer-${r.turn.seat}-${r.turn.draw}`;
+    return timerMarkup({ key, until: r.turn.deadline, span, from: r.turn.at, low: LOW_SECONDS });
   }
-  return html`<div class="timer empty" data-key="timer-none"></div>`;
-}
-
-function feedBlock(feed, open) {
-  return html`<section class="${cls({ feed: true, open })}" data-key="feed">
-    <div role="log" aria-live="polite" aria-label="${t("feed.title")}" data-test="feed"><ol>
-      ${feed.map((line) => html`<li data-key="l${line.id}" class="${line.mine ? "mine" : ""}">${line.text}</li>`)}
-    </ol></div>
-    <button class="feed-toggle" data-action="feed" aria-expanded="${open}" data-test="feed-toggle">${open ? t("menu.close") : t("feed.all")}</button>
-  </section>`;
+  return timerMarkup(null);
 }
 
 function pileMarkup(g) {
@@ -238,42 +230,4 @@ export function tableMarkup(g, ctx) {
   </main>`;
 }
 
-// The countdowns run between messages: the seconds left, the bar, and the low-time warning.
-// Returns the seconds left of the current draw when this seat's own time is low (else null).
-export function tick(root, ctx) {
-  const now = ctx.now();
-  let low = null;
-  for (const el of root.querySelectorAll("[data-countdown]")) {
-    const until = Number(el.dataset.countdown);
-    const from = Math.max(now, Number(el.dataset.from ?? now));
-    const left = Math.max(0, until - from) / ctx.speed;
-    const secs = el.querySelector(".secs");
-    const shownSecs = `${Math.ceil(left)}`;
-    if (secs && secs.textContent !== shownSecs) secs.textContent = shownSecs;
-    const fill = el.querySelector(".fill");
-    if (fill) fill.style.transform = `scaleX(${Math.min(1, (left * ctx.speed) / (Number(el.dataset.span) || 1))})`;
-    if (el.dataset.low) {
-      const isLow = left <= Number(el.dataset.low) && now >= Number(el.dataset.from);
-      el.classList.toggle("low", isLow);
-      if (isLow) low = Math.ceil(left);
-    }
-  }
-  return low;
-}
-
-export class Table {
-  mount(el) {
-    this.el = el;
-  }
-
-  update(g, ctx) {
-    patch(this.el, tableMarkup(g, ctx));
-    hydrate(this.el);
-    tick(this.el, ctx);
-  }
-
-  unmount() {
-    if (this.el) this.el.replaceChildren();
-    this.el = null;
-  }
-}
+export const Table = tableOf(tableMarkup, hydrate);

@@ -1,31 +1,21 @@
 // Crisps!'s table module, as the shell (games/index.js) expects it.
-import { animate } from "./anim.js";
-import { describe } from "./feed.js";
-import { onAction, onCard } from "./input.js";
-import { applyEvent, fromView, newGame } from "./model.js";
-import { DEFAULTS, changedOptions, optionsBody, optionsForm, sameOptions } from "./options.js";
-import { ruleSentence } from "./refusals.js";
-import { resultsBody, resultsTitle } from "./results.js";
-import { Table, can, tick } from "./table.js";
+import * as anim from "./anim.js";
+import * as feed from "./feed.js";
+import en from "./i18n/en.js";
+import * as input from "./input.js";
+import * as model from "./model.js";
+import * as options from "./options.js";
+import * as refusals from "./refusals.js";
+import * as results from "./results.js";
+import * as table from "./table.js";
+import { gameModule } from "../common/module.js";
 
 const ENGINE = new Set(["game", "round", "turn", "play", "pass", "draw", "round_end", "game_over", "clock"]);
 
-export default {
+export default gameModule({ anim, feed, input, model, options, refusals, results, table }, {
   type: "crisps",
   engine: ENGINE,
-  newGame,
-  fromView,
-  apply: applyEvent,
-  describe,
-  animate,
-  Table,
-  tick,
-  choices: can,
-  onAction,
-  onCard,
-  options: { defaults: DEFAULTS, form: optionsForm, changed: changedOptions, same: sameOptions, body: optionsBody },
-  results: { body: resultsBody, title: resultsTitle },
-  ruleSentence,
+  strings: { en, load: (lang) => import(`./i18n/${lang}.js`) },
   feedAcrossRounds: true, // a round follows the last at once: its end stays readable
   // Moments the shell turns into sound, vibration and announcements.
   moment(g, msg, seat) {
@@ -35,7 +25,5 @@ export default {
     if (msg.type === "play") return "flip";
     return null;
   },
-  playing(g) {
-    return Boolean(g.round && !g.over);
-  },
-};
+  playing: (g) => Boolean(g.round && !g.over),
+});

@@ -1,7 +1,8 @@
 // A refused action in words: the CS- rule of docs/rules-crisps.md §10 that it broke, not a code.
 import { t } from "../../i18n.js";
+import { refusals } from "../common/refusals.js";
 
-const RULES = {
+export const ruleSentence = refusals({
   "CS-NOTATION": () => t("cs.refuse.notation"),
   "CS-GAME-END": () => t("refuse.gameend"),
   "CS-TURN": () => t("refuse.turn"),
@@ -14,8 +15,4 @@ const RULES = {
   "CS-COMBO": () => t("cs.why.combo"),
   "CS-SPECIAL": () => t("cs.refuse.special"),
   "CS-FOLLOW": () => t("cs.refuse.follow"),
-};
-
-export function ruleSentence(rule) {
-  return RULES[rule]?.() ?? null;
-}
+});

@@ -4,7 +4,8 @@
 // `legal` list (a selection that is not in it says why, in words).
 import { sentences, t } from "../../i18n.js";
 import { cls, html } from "../../shell/html.js";
-import { patch } from "../../shell/morph.js";
+import { feedBlock, tableOf, timerMarkup } from "../common/table.js";
+export { tick } from "../common/table.js";
 import { faceMarkup } from "./cards.js";
 import { classify, comboName, rankWord, sorted } from "./combos.js";
 import { choices, legalPlay } from "./model.js";
@@ -204,20 +205,10 @@ function actionButtons(g, ctx, words) {
 function countdown(g) {
   const turn = g.round?.turn;
   if (turn?.deadline != null && g.options.timer) {
-    return html`<div class="timer" data-test="timer" data-key="timer-${turn.seat}-${turn.need}-${turn.deadline}"
-      data-countdown="${turn.deadline}" data-span="${g.options.timer}" data-from="${turn.from ?? 0}"
-      data-low="${LOW_SECONDS}"><div class="fill"></div><span class="secs"></span></div>`;
+    const key = `timer-${turn.seat}-${turn.need}-${turn.deadline}`;
+    return timerMarkup({ key, until: turn.deadline, span: g.options.timer, from: turn.from ?? 0, low: LOW_SECONDS });
   }
-  return html`<div class="timer empty" data-key="timer-none"></div>`;
-}
-
-function feedBlock(feed, open) {
-  return html`<section class="${cls({ feed: true, open })}" data-key="feed">
-    <div role="log" aria-live="polite" aria-label="${t("feed.title")}" data-test="feed"><ol>
-      ${feed.map((line) => html`<li data-key="l${line.id}" class="${line.mine ? "mine" : ""}">${line.text}</li>`)}
-    </ol></div>
-    <button class="feed-toggle" data-action="feed" aria-expanded="${open}" data-test="feed-toggle">${open ? t("menu.close") : t("feed.all")}</button>
-  </section>`;
+  return timerMarkup(null);
 }
 
 function handMarkup(g, ctx) {
@@ -253,40 +244,4 @@ export function tableMarkup(g, ctx) {
   </main>`;
 }
 
-// The countdowns run between messages: the seconds left, the bar, and the low-time warning.
-// Returns the seconds left of this seat's own decision when they are low (else null).
-export function tick(root, ctx) {
-  const now = ctx.now();
-  let low = null;
-  for (const el of root.querySelectorAll("[data-countdown]")) {
-    const until = Number(el.dataset.countdown);
-    const left = Math.max(0, until - now) / ctx.speed;
-    const secs = el.querySelector(".secs");
-    const shown = `${Math.ceil(left)}`;
-    if (secs && secs.textContent !== shown) secs.textContent = shown;
-    const fill = el.querySelector(".fill");
-    if (fill) fill.style.transform = `scaleX(${Math.min(1, (left * ctx.speed) / (Number(el.dataset.span) || 1))})`;
-    if (el.dataset.low) {
-      const isLow = left <= Number(el.dataset.low);
-      el.classList.toggle("low", isLow);
-      if (isLow) low = Math.ceil(left);
-    }
-  }
-  return low;
-}
-
-export class Table {
-  mount(el) {
-    this.el = el;
-  }
-
-  update(g, ctx) {
-    patch(this.el, tableMarkup(g, ctx));
-    tick(this.el, ctx);
-  }
-
-  unmount() {
-    if (this.el) this.el.replaceChildren();
-    this.el = null;
-  }
-}
+export const Table = tableOf(tableMarkup);
