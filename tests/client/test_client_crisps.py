@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 from paths import ROOT, TESTS
 
+from crisp.engine.common.messages import Out, stream
 from crisp.engine.crisps.cards import counts_of
 from crisp.engine.crisps.combos import Combo, classify
 from crisp.engine.crisps.game import CrispsGame
-from crisp.engine.crisps.messages import Out, stream
 from crisp.engine.crisps.options import CrispsOptions
 
 MODULE = ROOT / "crisp" / "static" / "games" / "crisps"

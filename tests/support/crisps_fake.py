@@ -15,9 +15,9 @@ from typing import Any
 
 from paths import ROOT
 
+from crisp.engine.common.messages import Out, stream
 from crisp.engine.crisps.errors import CrispsRefusal
 from crisp.engine.crisps.game import CrispsGame
-from crisp.engine.crisps.messages import Out, stream
 from crisp.engine.crisps.options import CrispsOptions
 
 SHELL = (ROOT / "crisp" / "templates" / "index.html").read_text(encoding="utf-8")

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from crisp.engine.crisps.messages import dumps_stream
+from crisp.engine.common.messages import dumps_stream
 from crisp.engine.crisps.record import RecordError, ReplayError, replay
 from crisp.engine.crisps.verify import CrispsUnverifiable, verify_crisps
 from crisp.games.common.records import Unverifiable, Verdict, replayed

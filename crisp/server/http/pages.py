@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -16,21 +17,10 @@ HERE = Path(__file__).resolve().parents[2]  # the crisp package (this is crisp/s
 STATIC = HERE / "static"
 SHELL = (HERE / "templates" / "index.html").read_text(encoding="utf-8")
 NO_STORE = {"Cache-Control": "no-cache"}
-# Static files that moved into their game's folder: the old URL answers with a permanent redirect
-# (a bookmarked rules page, a cached module), so that no address a phone knew stops working.
-MOVED = {
-    "/static/cardart.js": "/static/games/crisp/cardart.js",
-    "/static/fairness.js": "/static/games/crisp/fairness.js",
-    "/static/rules/rules.css": "/static/games/rules.css",
-    **{
-        f"/static/rules/{lang}.html": f"/static/games/crisp/rules/{lang}.html"
-        for lang in ("en", "fr", "ja")
-    },
-    **{
-        f"/static/rules/crisps/{lang}.html": f"/static/games/crisps/rules/{lang}.html"
-        for lang in ("en", "fr", "ja")
-    },
-}
+# Static files that moved (crisp/static/moved.json, old URL -> new URL): the old URL answers with
+# a permanent redirect (a bookmarked rules page, a cached module), so an address a phone knew
+# still leads where it did.
+MOVED: dict[str, str] = json.loads((STATIC / "moved.json").read_text(encoding="utf-8"))
 
 
 class CachedStatic(StaticFiles):

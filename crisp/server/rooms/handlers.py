@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from crisp.engine.common.messages import encode
 from crisp.server.rooms.lobby import IN_GAME, Phase
 from crisp.server.rooms.peer import Peer
 from crisp.server.rooms.refused import Refused
 from crisp.server.rooms.room import Room
 from crisp.server.seam import BadFields, Fields
 from crisp.server.wire import protocol as P
-from crisp.server.wire.encoding import encode
 
 
 class Who(Enum):

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from crisp.engine.common.messages import encode
 from crisp.server.clock import Clock, GameClock, Timer
 from crisp.server.rooms import messages
 from crisp.server.rooms.latency import Probes
@@ -40,7 +41,6 @@ from crisp.server.settings import Settings
 from crisp.server.store.leases import LeaseLost
 from crisp.server.store.sqlite import Storage
 from crisp.server.wire.closecodes import CloseCode
-from crisp.server.wire.encoding import encode
 
 log = logging.getLogger("crisp.server")
 

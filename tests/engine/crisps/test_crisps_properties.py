@@ -13,9 +13,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from crisp.engine.common.messages import dumps_stream
 from crisp.engine.crisps import CrispsGame, CrispsOptions, Out
 from crisp.engine.crisps.cards import RANKS
-from crisp.engine.crisps.messages import dumps_stream
 from crisp.engine.crisps.record import replay
 
 OPTIONS = st.builds(
