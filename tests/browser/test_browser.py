@@ -196,7 +196,9 @@ def test_three_phones_play_a_round_by_taps(server: Any, phones: Any) -> None:
     assert link == f"{srv.base}/r/{code}"
     expect(ana.loc('img[data-test="qr"]')).to_be_visible()
     # The QR code loads like any image: wait for it (it fails the wait if it never decodes).
-    ana.page.wait_for_function("document.querySelector('img[data-test=qr]')?.naturalWidth > 0")
+    ana.page.wait_for_function(
+        "() => document.querySelector('img[data-test=qr]')?.naturalWidth > 0"
+    )
     assert ana.page.evaluate("document.querySelector('img[data-test=qr]').naturalWidth") > 0
 
     # one friend opens the link; the other types the code on the home page

@@ -80,7 +80,7 @@ def test_first_load_of_a_room_link_and_time_to_interactive(server: Any, phones: 
       return {html: nav.responseEnd, dom: nav.domContentLoadedEventEnd,
               scripts: Math.max(...scripts.map((r) => r.responseEnd)), count: res.length};
     }""")
-    phone.page.wait_for_function("document.querySelector('img[data-test=qr]')?.complete")
+    phone.page.wait_for_function("() => document.querySelector('img[data-test=qr]')?.complete")
     phone.page.wait_for_timeout(500)  # the last responses' loadingFinished
     total = sum(sizes.values())
     for rid, size in sorted(sizes.items(), key=lambda kv: -kv[1]):

@@ -106,7 +106,7 @@ def test_quick_option_changes_all_hold_when_the_answers_come_late(server: Any, p
     # the first answer (limit 50, no taking) arrives late; the page draws it (a fresh lobby)
     ana.page.evaluate("document.querySelector('#opt-take').dataset.before = 'yes'")
     link.release(1)
-    ana.page.wait_for_function("!document.querySelector('#opt-take').dataset.before")
+    ana.page.wait_for_function("() => !document.querySelector('#opt-take').dataset.before")
     expect(ana.loc("#opt-take")).to_be_checked()  # the later change stands
     expect(ana.loc("#opt-limit")).to_have_value("50")
 

@@ -136,7 +136,7 @@ def audits(
         phone.create_room("Ana")
         phone.tap('[data-action="add-bot"]')
         expect(phone.loc('[data-test="member"]')).to_have_count(2)
-        phone.page.wait_for_function("document.querySelector('img[data-test=qr]')?.complete")
+        phone.page.wait_for_function("() => document.querySelector('img[data-test=qr]')?.complete")
         audit(phone, "lobby", found, felt)
 
         phone.tap("#start")

@@ -185,7 +185,8 @@ def test_a_slow_phone_keeps_its_crisp_window(tmp_path: Path) -> None:
     print(f"one-way estimates {ow1:.3f} {ow2:.3f} {ow3:.4f} s; allowances {allowances} s")
     if ok["type"] == "crisp":
         print(f"the call made at 2.9 s reached the server at {ok['t'] - end1['t']:.3f} s")
-    assert 0.14 <= ow1 <= 0.2 and 0.14 <= ow2 <= 0.2 and ow3 < 0.02
+    # the upper bound leaves 50 ms for a loaded machine's scheduling (the delay is 150 ms)
+    assert 0.14 <= ow1 <= 0.25 and 0.14 <= ow2 <= 0.25 and ow3 < 0.02
     assert 0.14 <= allowances[0] <= 0.25 and 0.14 <= allowances[1] <= 0.25
     assert allowances[2] <= 0.01
     assert ok["type"] == "crisp", ok
