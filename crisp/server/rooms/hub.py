@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from typing import TYPE_CHECKING
 
 from crisp.server.clock import Clock
 from crisp.server.limits import room_limits
@@ -24,10 +25,14 @@ from crisp.server.rooms.room import Room
 from crisp.server.rooms.seeds import draw_server_seed
 from crisp.server.settings import Settings
 from crisp.server.store.leases import Leases, Renewal, RoomBusy
+from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage, StoredRoom
 from crisp.server.wire import protocol as P
 from crisp.server.wire.closecodes import CloseCode
 from crisp.server.wire.parse import Unreadable, parse
+
+if TYPE_CHECKING:
+    from crisp.server.observe.metrics import Metrics
 
 log = logging.getLogger("crisp.server")
 
@@ -49,6 +54,7 @@ class Hub:
         self.rooms: dict[str, Room] = {}
         self.sweeper: asyncio.Task[None] | None = None
         self.renewer: asyncio.Task[None] | None = None
+        self.metrics: Metrics | None = None  # set by the app (GET /metrics)
 
     # -- life ---------------------------------------------------------------------------------
 
@@ -148,6 +154,8 @@ class Hub:
                     renewal = leases.renew()
                 else:
                     renewal = Renewal(wanted=leases.wanted())
+            except StoreUnavailable:  # an outage: logged once by the store; retried
+                continue
             except Exception:
                 log.exception("the leases could not be renewed (retrying)")
                 continue
@@ -176,7 +184,9 @@ class Hub:
     # -- rooms --------------------------------------------------------------------------------
 
     def _room(self, lobby: Lobby) -> Room:
-        return Room(lobby, self.games[lobby.game_type], self.store, self.clock, self.settings)
+        room = Room(lobby, self.games[lobby.game_type], self.store, self.clock, self.settings)
+        room.metrics = self.metrics
+        return room
 
     def create_room(self, game_type: str | None = None) -> Room:
         name = game_type or self.games.default
@@ -206,7 +216,8 @@ class Hub:
     async def _sweep(self) -> None:
         while True:
             await asyncio.sleep(self.settings.sweep_every_s)
-            self.expire(self.clock.wall())
+            with contextlib.suppress(StoreUnavailable):  # an outage: the next sweep
+                self.expire(self.clock.wall())
 
     def expire(self, now: float) -> list[str]:
         """Remove the rooms with no one connected and no change for ``room_ttl_s``."""
@@ -223,6 +234,8 @@ class Hub:
         if self.leases is not None:  # the rooms of nodes that died, which no one asked for since
             try:
                 unheld = self.leases.expire_unheld(now - self.settings.room_ttl_s)
+            except StoreUnavailable:
+                unheld = []
             except Exception:
                 log.exception("the rooms no node holds could not be expired (next sweep)")
                 unheld = []

@@ -8,6 +8,7 @@ import ipaddress
 import os
 import socket
 import sqlite3
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -99,13 +100,27 @@ def data_location(settings: Settings) -> str:
 
 
 def check_data_dir(path: Path) -> None:
-    """Make the data directory if needed and prove it writable, or raise ``StartError``."""
+    """Make the data directory if needed (mode 0700, whatever the umask: the database holds every
+    running game's server seed, hence its deck) and prove it writable, or raise ``StartError``.
+    A directory that exists already and that every account can read is refused (finding 6)."""
     if path.exists() and not path.is_dir():
         raise StartError(f"the data directory {path} is a file, not a directory")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise StartError(f"cannot create the data directory {path}: {_reason(err)}") from err
+    if path.is_dir():
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o007:
+            raise StartError(
+                f"the data directory {path} can be read by every account on this machine "
+                f"(mode {mode:04o}); make it private with: chmod 700 {path}"
+            )
+    else:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.mkdir(mode=0o700)
+            os.chmod(path, 0o700)  # mkdir's mode is masked by the umask
+        except FileExistsError:  # made by another process meanwhile: checked as it is
+            return check_data_dir(path)
+        except OSError as err:
+            raise StartError(f"cannot create the data directory {path}: {_reason(err)}") from err
     try:
         with tempfile.NamedTemporaryFile(dir=path, prefix=".crisp-probe-") as probe:
             probe.write(b"crisp")
