@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import ipaddress
+import logging
 import os
 import socket
 import sqlite3
@@ -166,10 +167,15 @@ def serve(settings: Settings) -> int:
                 f"cannot open the database {settings.db_path}: {err} "
                 "(is its disk full or read-only?)"
             ) from err
-    from crisp.server.http import uvguard  # the limits uvicorn lacks: docs/limits.md
+    from uvicorn.config import LOGGING_CONFIG
 
+    from crisp.server.http import uvguard  # the limits uvicorn lacks: docs/limits.md
+    from crisp.server.observe import logs
+
+    json_logs = settings.log_format == "json"
     config = uvicorn.Config(
         app,
+        log_config=logs.json_config(settings.log_level) if json_logs else LOGGING_CONFIG,
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
@@ -200,7 +206,10 @@ def serve(settings: Settings) -> int:
         for srv in getattr(server, "servers", []):
             for sock in srv.sockets:
                 port = sock.getsockname()[1]
-        print(banner(settings, port), flush=True)
+        if json_logs:  # one JSON line too
+            logging.getLogger("crisp.server").info("%s", banner(settings, port))
+        else:
+            print(banner(settings, port), flush=True)
 
     server.startup = startup  # type: ignore[method-assign]
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn has shut down cleanly
