@@ -115,12 +115,11 @@ def check_data_dir(path: Path) -> None:
             )
     else:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.mkdir(mode=0o700)
+            path.mkdir(mode=0o700, parents=True)  # the parents: the umask's mode
             os.chmod(path, 0o700)  # mkdir's mode is masked by the umask
-        except FileExistsError:  # made by another process meanwhile: checked as it is
-            return check_data_dir(path)
         except OSError as err:
+            if path.is_dir():  # made by another process meanwhile: checked as it is
+                return check_data_dir(path)
             raise StartError(f"cannot create the data directory {path}: {_reason(err)}") from err
     try:
         with tempfile.NamedTemporaryFile(dir=path, prefix=".crisp-probe-") as probe:
