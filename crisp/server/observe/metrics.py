@@ -14,14 +14,21 @@ import gc
 import time
 from collections import Counter as Tally
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-if TYPE_CHECKING:
-    from crisp.server.rooms.hub import Hub
+
+class Served(Protocol):
+    """What the gauges read: the hub's rooms and its store."""
+
+    @property
+    def rooms(self) -> dict[str, Any]: ...
+    @property
+    def store(self) -> Any: ...
+
 
 LAG_EVERY_S = 0.5
 FAST = (0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
@@ -30,7 +37,7 @@ FAST = (0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
 class _Rooms(Collector):
     """The gauges, read from the hub at scrape time."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Served) -> None:
         self.hub = hub
 
     def collect(self) -> Iterator[Metric]:
@@ -56,7 +63,7 @@ class _Rooms(Collector):
 class Metrics:
     """The metrics of one app (its own ``CollectorRegistry``: tests make many apps)."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Served) -> None:
         self.registry = r = CollectorRegistry(auto_describe=True)
         self.actions = Counter(
             "crisp_actions_applied", "changes applied and stored, by game", ["game"], registry=r

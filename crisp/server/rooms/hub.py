@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
 
 from crisp.server.clock import Clock
 from crisp.server.limits import room_limits
+from crisp.server.observe.metrics import Metrics
 from crisp.server.registry import Registry
 from crisp.server.rooms.handlers import dispatch
 from crisp.server.rooms.lobby import Lobby
@@ -30,9 +30,6 @@ from crisp.server.store.sqlite import Storage, StoredRoom
 from crisp.server.wire import protocol as P
 from crisp.server.wire.closecodes import CloseCode
 from crisp.server.wire.parse import Unreadable, parse
-
-if TYPE_CHECKING:
-    from crisp.server.observe.metrics import Metrics
 
 log = logging.getLogger("crisp.server")
 

@@ -15,10 +15,11 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from crisp.engine.common.messages import encode
 from crisp.server.clock import Clock, GameClock, Timer
+from crisp.server.observe.metrics import Metrics
 from crisp.server.rooms import messages
 from crisp.server.rooms.latency import Probes
 from crisp.server.rooms.lobby import IN_GAME, Lobby, Phase
@@ -43,9 +44,6 @@ from crisp.server.store.leases import LeaseLost
 from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage
 from crisp.server.wire.closecodes import CloseCode
-
-if TYPE_CHECKING:
-    from crisp.server.observe.metrics import Metrics
 
 log = logging.getLogger("crisp.server")
 
