@@ -53,8 +53,8 @@ def test_finding9_store_outage_is_a_typed_503_logged_once_and_recovers(
     with serving(app) as port:
         status, joined = call(port, "/api/rooms", {"name": "Ann"})
         assert status == 201, joined
-        own_pg.halt()
         caplog.clear()
+        own_pg.halt()
         answers = []
         deadline = time.monotonic() + 3  # the lease renewals run meanwhile (every 0.2 s)
         while time.monotonic() < deadline:
