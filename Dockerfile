@@ -46,7 +46,7 @@ RUN export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTI
     && groupadd --system --gid 10001 crisp \
     && useradd --system --uid 10001 --gid crisp --no-create-home --home-dir /nonexistent \
         --shell /usr/sbin/nologin crisp \
-    && mkdir -p /data \
+    && mkdir -p -m 700 /data \
     && chown crisp:crisp /data
 ENV CRISP_HOST=0.0.0.0 \
     CRISP_PORT=8000 \

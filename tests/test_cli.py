@@ -259,12 +259,12 @@ def test_serve_read_only_data_directory_exit_2(tmp_path: Path, can_mount: None) 
     """A data directory on a read-only file system, with or without a database in it (a disk
     remounted read-only under a server with rooms): one line, exit 2, no traceback."""
     empty, full = tmp_path / "empty", tmp_path / "with-rooms"
-    empty.mkdir()
-    full.mkdir()
+    empty.mkdir(mode=0o700)
+    full.mkdir(mode=0o700)
     with contextlib.closing(sqlite3.connect(full / "crisp.sqlite3")) as db:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("CREATE TABLE rooms (code TEXT PRIMARY KEY)")
-    done = _in_own_mount(f"mount -t tmpfs -o ro,size=1m tmpfs {empty}", empty)
+    done = _in_own_mount(f"mount -t tmpfs -o ro,size=1m,mode=700 tmpfs {empty}", empty)
     assert one_line(done) == (
         f"crisp serve: cannot write in the data directory {empty}: Read-only file system"
     )
@@ -279,7 +279,9 @@ def test_serve_full_disk_at_start_exit_2(tmp_path: Path, can_mount: None, pages:
     """A full disk (a 64 KiB tmpfs, filled), or one with a page left (the probe passes, SQLite
     cannot start its log): one line, exit 2, no traceback."""
     fill = f"(dd if=/dev/zero of={tmp_path}/fill bs=4k count={pages} 2>/dev/null || true)"
-    done = _in_own_mount(f"mount -t tmpfs -o size=64k tmpfs {tmp_path} && {fill}", tmp_path)
+    done = _in_own_mount(
+        f"mount -t tmpfs -o size=64k,mode=700 tmpfs {tmp_path} && {fill}", tmp_path
+    )
     line = one_line(done)
     assert line.startswith("crisp serve: cannot "), line
     assert re.search(r"No space left on device|disk is full|disk I/O error", line), line

@@ -14,12 +14,14 @@ from typing import Annotated, Any
 from fastapi import Depends, FastAPI, HTTPException, Request, WebSocket
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST
 
 from crisp.server.clock import Clock, LoopClock
 from crisp.server.http.guard import BodyLimit, SecurityHeaders
 from crisp.server.http.pages import mount_client
 from crisp.server.limits import logbudget, room_limits
 from crisp.server.limits.ratelimit import Limiters, LimitRefused
+from crisp.server.observe.metrics import Metrics
 from crisp.server.registry import Registry
 from crisp.server.rooms.hub import Hub
 from crisp.server.rooms.members import is_code, normalize_code
@@ -27,12 +29,14 @@ from crisp.server.rooms.refused import Refused
 from crisp.server.rooms.room import Room
 from crisp.server.settings import Settings
 from crisp.server.store.leases import Leases, RoomBusy
+from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage, Store
 from crisp.server.wire.closecodes import CloseCode
 from crisp.server.wire.protocol import CreateRequest, Joined, JoinRequest
 from crisp.server.wire.wsloop import endpoint
 
 log = logging.getLogger("crisp.server")
+STORE_DOWN = "the server cannot reach its database now; nothing was changed: try again"
 
 
 async def claimed(hub: Hub, code: str) -> Room | None:
@@ -90,11 +94,14 @@ def create_app(
     if store is None:
         store, leases = open_store(settings)
     hub = Hub(settings, store, clock or LoopClock(), games, leases)
+    metrics = hub.metrics = Metrics(hub)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await hub.open()
+        metrics.start()
         yield
+        await metrics.stop()
         await hub.close()
 
     app = FastAPI(title="Crisp", lifespan=lifespan, docs_url=None, redoc_url=None)
@@ -103,6 +110,19 @@ def create_app(
     app.add_middleware(SecurityHeaders)  # limits: CSP and co. on every response
     limits = Limiters(settings)  # limits: per-IP and total rates (429)
     limits.install(app)
+
+    async def limit_refused(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, LimitRefused)
+        metrics.limited.labels(exc.code).inc()
+        return exc.response()
+
+    async def store_unavailable(_: Request, exc: Exception) -> JSONResponse:
+        """A store outage (finding 9): a typed 503, not a bare 500 and a traceback."""
+        refusal = LimitRefused(503, "unavailable", STORE_DOWN, retry_after=5)
+        return refusal.response()
+
+    app.add_exception_handler(LimitRefused, limit_refused)  # counted, then as limits.install
+    app.add_exception_handler(StoreUnavailable, store_unavailable)
     logbudget.install(settings.log_template_per_min)  # limits: bounded log output
     app.state.hub = hub
     app.state.settings = settings
@@ -126,7 +146,9 @@ def create_app(
         except ValueError as err:
             raise HTTPException(422, str(err)) from err
         except Refused as err:
-            raise HTTPException(503 if err.code == "unavailable" else 409, err.message) from err
+            if err.code == "unavailable":
+                raise LimitRefused(503, "unavailable", err.message, retry_after=5) from err
+            raise HTTPException(409, err.message) from err
         seats = room.lobby.lobby_seats()
         in_lobby = room.lobby.phase == "lobby" and member.id in seats
         seat = seats.index(member.id) if in_lobby else None
@@ -137,6 +159,22 @@ def create_app(
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
         return {"ok": True, "rooms": len(hub.rooms), "node": leases.node if leases else None}
+
+    @app.get("/readyz")
+    async def readyz() -> JSONResponse:
+        """503 while the store cannot be reached (``/healthz`` is liveness: it stays 200)."""
+        ping = getattr(hub.store, "ping", None)
+        try:
+            if ping is not None:
+                ping()
+        except StoreUnavailable:
+            body = {"ok": False, "error": STORE_DOWN, "code": "unavailable"}
+            return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
+        return JSONResponse({"ok": True})
+
+    @app.get("/metrics")
+    async def prometheus() -> Response:
+        return Response(metrics.text(), media_type=CONTENT_TYPE_LATEST)
 
     @app.post("/api/rooms", status_code=201, dependencies=[limits.depend(limits.create)])
     async def create_room(body: CreateRequest) -> Joined:
@@ -187,13 +225,18 @@ def create_app(
 
     @app.websocket("/ws/{code}")
     async def websocket(ws: WebSocket, code: str) -> None:
-        if not await limits.admit_websocket(ws, code, exists):  # limits: a 429 handshake
-            return
         try:
+            if not await limits.admit_websocket(ws, code, exists):  # limits: a 429 handshake
+                metrics.limited.labels("rate_limited").inc()
+                return
             await hub.find(normalize_code(code))
         except RoomBusy:  # still being handed over: the phone reconnects at once
             await ws.accept()
             await ws.close(CloseCode.MOVED)
+            return
+        except StoreUnavailable:  # an outage: the phone reconnects (and retries) later
+            await ws.accept()
+            await ws.close(CloseCode.GOING_AWAY)
             return
         await endpoint(ws, code, hub)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -109,6 +110,11 @@ class Settings(BaseSettings):
         "for it to be handed over (or its lease to run out) before a 503",
     )
     log_level: str = Field("info", description="uvicorn's log level")
+    log_format: Literal["text", "json"] = Field(
+        "text",
+        description="text: uvicorn's lines; json: every log line one JSON object (time, level, "
+        "logger, message, and room when there is one), for a log collector",
+    )
     access_log: bool = Field(True, description="log each HTTP request (never tokens or cards)")
     access_log_healthz: bool = Field(False, description="log the health checks (/healthz) too")
 

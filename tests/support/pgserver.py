@@ -59,6 +59,15 @@ class PgServer:
             "UTF8",
             "--no-sync",
         )
+        self.resume()
+        return self
+
+    def halt(self) -> None:
+        """Stop the server at once, keeping its data (an outage: ``resume`` ends it)."""
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def resume(self) -> None:
+        """Start the server on its data (after ``start`` made it, or ``halt`` stopped it)."""
         opts = (
             f"-c listen_addresses=127.0.0.1 -c port={self.port} "
             f"-c unix_socket_directories={self.root} -c fsync=off "
@@ -78,7 +87,6 @@ class PgServer:
             "60",
             "start",
         )
-        return self
 
     def url(self, db: str = "postgres") -> str:
         return f"postgresql://crisp@127.0.0.1:{self.port}/{db}"

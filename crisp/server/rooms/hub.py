@@ -14,6 +14,7 @@ import logging
 
 from crisp.server.clock import Clock
 from crisp.server.limits import room_limits
+from crisp.server.observe.metrics import Metrics
 from crisp.server.registry import Registry
 from crisp.server.rooms.handlers import dispatch
 from crisp.server.rooms.lobby import Lobby
@@ -24,6 +25,7 @@ from crisp.server.rooms.room import Room
 from crisp.server.rooms.seeds import draw_server_seed
 from crisp.server.settings import Settings
 from crisp.server.store.leases import Leases, Renewal, RoomBusy
+from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage, StoredRoom
 from crisp.server.wire import protocol as P
 from crisp.server.wire.closecodes import CloseCode
@@ -49,6 +51,7 @@ class Hub:
         self.rooms: dict[str, Room] = {}
         self.sweeper: asyncio.Task[None] | None = None
         self.renewer: asyncio.Task[None] | None = None
+        self.metrics: Metrics | None = None  # set by the app (GET /metrics)
 
     # -- life ---------------------------------------------------------------------------------
 
@@ -148,6 +151,8 @@ class Hub:
                     renewal = leases.renew()
                 else:
                     renewal = Renewal(wanted=leases.wanted())
+            except StoreUnavailable:  # an outage: logged once by the store; retried
+                continue
             except Exception:
                 log.exception("the leases could not be renewed (retrying)")
                 continue
@@ -176,7 +181,9 @@ class Hub:
     # -- rooms --------------------------------------------------------------------------------
 
     def _room(self, lobby: Lobby) -> Room:
-        return Room(lobby, self.games[lobby.game_type], self.store, self.clock, self.settings)
+        room = Room(lobby, self.games[lobby.game_type], self.store, self.clock, self.settings)
+        room.metrics = self.metrics
+        return room
 
     def create_room(self, game_type: str | None = None) -> Room:
         name = game_type or self.games.default
@@ -206,7 +213,8 @@ class Hub:
     async def _sweep(self) -> None:
         while True:
             await asyncio.sleep(self.settings.sweep_every_s)
-            self.expire(self.clock.wall())
+            with contextlib.suppress(StoreUnavailable):  # an outage: the next sweep
+                self.expire(self.clock.wall())
 
     def expire(self, now: float) -> list[str]:
         """Remove the rooms with no one connected and no change for ``room_ttl_s``."""
@@ -223,6 +231,8 @@ class Hub:
         if self.leases is not None:  # the rooms of nodes that died, which no one asked for since
             try:
                 unheld = self.leases.expire_unheld(now - self.settings.room_ttl_s)
+            except StoreUnavailable:
+                unheld = []
             except Exception:
                 log.exception("the rooms no node holds could not be expired (next sweep)")
                 unheld = []

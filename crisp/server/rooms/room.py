@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from crisp.engine.common.messages import encode
 from crisp.server.clock import Clock, GameClock, Timer
+from crisp.server.observe.metrics import Metrics
 from crisp.server.rooms import messages
 from crisp.server.rooms.latency import Probes
 from crisp.server.rooms.lobby import IN_GAME, Lobby, Phase
@@ -39,6 +41,7 @@ from crisp.server.seam import (
 from crisp.server.seam import Status as MatchStatus
 from crisp.server.settings import Settings
 from crisp.server.store.leases import LeaseLost
+from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage
 from crisp.server.wire.closecodes import CloseCode
 
@@ -114,6 +117,7 @@ class Room:
         self.probe_timer: Timer | None = None
         # called when a write finds that another node owns the room now (a shared store)
         self.on_lost: Callable[[Room], None] | None = None
+        self.metrics: Metrics | None = None  # GET /metrics: counters only on this path
 
     # -- the pipeline -------------------------------------------------------------------------
 
@@ -140,11 +144,16 @@ class Room:
                 if self.on_lost is not None:
                     self.on_lost(self)
                 raise Refused("unavailable", MOVED) from err
+            except StoreUnavailable as err:  # an outage: logged once by the store's Outage
+                self._restore(before, txn)
+                raise Refused("unavailable", UNAVAILABLE) from err
             except Exception as err:
                 log.exception("room %s: a write failed; the change was undone", self.code)
                 self._restore(before, txn)
                 raise Refused("unavailable", UNAVAILABLE) from err
             self._mark_stale(txn)
+            if self.metrics is not None:
+                self.metrics.applied(self.lobby.game_type)
         self._send(txn)
         self._plan()
         if refused is not None:
@@ -185,7 +194,10 @@ class Room:
         updated = self.clock.wall()
         numbered = [(self.log_seq + i, entry) for i, entry in enumerate(txn.entries)]
         state = self.lobby.to_state() if txn.lobby else None
+        start = time.perf_counter()
         self.store.write(self.code, state, numbered, updated, version)
+        if self.metrics is not None:
+            self.metrics.wrote(time.perf_counter() - start)
         if state is not None:
             self._stored_lobby = state
         self.version, self.updated = version, updated
@@ -343,6 +355,8 @@ class Room:
                 self.send_state(conn)
 
     def error(self, conn: Peer, err: Refused, about: str | None) -> None:
+        if self.metrics is not None:
+            self.metrics.refused(err.code)
         conn.send(encode(messages.error_message(err, about, self.version)))
 
     def _reseat(self, _v: int = 0) -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import gc
 import ipaddress
+import logging
 import os
 import socket
 import sqlite3
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -99,13 +101,26 @@ def data_location(settings: Settings) -> str:
 
 
 def check_data_dir(path: Path) -> None:
-    """Make the data directory if needed and prove it writable, or raise ``StartError``."""
+    """Make the data directory if needed (mode 0700, whatever the umask: the database holds every
+    running game's server seed, hence its deck) and prove it writable, or raise ``StartError``.
+    A directory that exists already and that every account can read is refused (finding 6)."""
     if path.exists() and not path.is_dir():
         raise StartError(f"the data directory {path} is a file, not a directory")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise StartError(f"cannot create the data directory {path}: {_reason(err)}") from err
+    if path.is_dir():
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o007:
+            raise StartError(
+                f"the data directory {path} can be read by every account on this machine "
+                f"(mode {mode:04o}); make it private with: chmod 700 {path}"
+            )
+    else:
+        try:
+            path.mkdir(mode=0o700, parents=True)  # the parents: the umask's mode
+            os.chmod(path, 0o700)  # mkdir's mode is masked by the umask
+        except OSError as err:
+            if path.is_dir():  # made by another process meanwhile: checked as it is
+                return check_data_dir(path)
+            raise StartError(f"cannot create the data directory {path}: {_reason(err)}") from err
     try:
         with tempfile.NamedTemporaryFile(dir=path, prefix=".crisp-probe-") as probe:
             probe.write(b"crisp")
@@ -151,10 +166,15 @@ def serve(settings: Settings) -> int:
                 f"cannot open the database {settings.db_path}: {err} "
                 "(is its disk full or read-only?)"
             ) from err
-    from crisp.server.http import uvguard  # the limits uvicorn lacks: docs/limits.md
+    from uvicorn.config import LOGGING_CONFIG
 
+    from crisp.server.http import uvguard  # the limits uvicorn lacks: docs/limits.md
+    from crisp.server.observe import logs
+
+    json_logs = settings.log_format == "json"
     config = uvicorn.Config(
         app,
+        log_config=logs.json_config(settings.log_level) if json_logs else LOGGING_CONFIG,
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
@@ -185,7 +205,10 @@ def serve(settings: Settings) -> int:
         for srv in getattr(server, "servers", []):
             for sock in srv.sockets:
                 port = sock.getsockname()[1]
-        print(banner(settings, port), flush=True)
+        if json_logs:  # one JSON line too
+            logging.getLogger("crisp.server").info("%s", banner(settings, port))
+        else:
+            print(banner(settings, port), flush=True)
 
     server.startup = startup  # type: ignore[method-assign]
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn has shut down cleanly

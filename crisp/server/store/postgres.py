@@ -10,13 +10,16 @@ so the nodes' clocks need not agree.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 
 from crisp.server.store.leases import LeaseLost, Renewal, RoomBusy
+from crisp.server.store.outage import Outage, StoreUnavailable
 from crisp.server.store.sqlite import Entries, State, StoredRoom
 
 log = logging.getLogger("crisp.server")
@@ -109,6 +112,7 @@ class PgStore:
         self.node = node
         self.lease_s = lease_s
         self.epochs: dict[str, int] = {}  # the rooms owned here, and the epoch each was claimed at
+        self.outage = Outage("database")
         self.db = self._connect()
         with self.db.transaction():
             self.db.execute("SELECT pg_advisory_xact_lock(7261)")  # nodes starting at once
@@ -122,9 +126,25 @@ class PgStore:
     def _conn(self) -> psycopg.Connection[Any]:
         """The connection, opened again if it broke (the failed call raised; this one retries)."""
         if self.db.closed or self.db.broken:
-            log.warning("reconnecting to the database")
+            log.debug("reconnecting to the database")
             self.db = self._connect()
         return self.db
+
+    @contextlib.contextmanager
+    def _reach(self) -> Iterator[None]:
+        """Around every use of the database: a lost or refused connection (or a statement over
+        its timeout) raises ``StoreUnavailable`` and is logged once an outage (``Outage``)."""
+        try:
+            yield
+        except psycopg.OperationalError as err:
+            self.outage.failed(err)
+            raise StoreUnavailable(str(err).strip()) from err
+        self.outage.ok()
+
+    def ping(self) -> None:
+        """``StoreUnavailable`` unless the database answers now (``GET /readyz``)."""
+        with self._reach():
+            self._conn().execute("SELECT 1")
 
     def close(self) -> None:
         """Close the connection; the leases held run out by themselves (``release`` first for a
@@ -153,9 +173,9 @@ class PgStore:
             "state": None if state is None else _dumps(state),
         }
         rows = [(code, seq, epoch, _dumps(entry)) for seq, entry in entries]
-        db = self._conn()
         try:
-            self._write(db, held, args, rows)
+            with self._reach():
+                self._write(self._conn(), held, args, rows)
         except LeaseLost:
             self.epochs.pop(code, None)
             raise
@@ -177,107 +197,118 @@ class PgStore:
 
     def rooms(self) -> list[StoredRoom]:
         """Every room of the database (whoever owns it): code, state, last update, log."""
-        logs: dict[str, list[dict[str, Any]]] = {}
-        db = self._conn()
-        for code, entry in db.execute("SELECT code, entry FROM crisp_log ORDER BY code, seq"):
-            logs.setdefault(code, []).append(json.loads(entry))
-        rows = db.execute("SELECT code, state, version, updated FROM crisp_rooms")
-        return [
-            (code, {**json.loads(state), "version": version}, updated, logs.get(code, []))
-            for code, state, version, updated in rows
-        ]
+        with self._reach():
+            logs: dict[str, list[dict[str, Any]]] = {}
+            db = self._conn()
+            for code, entry in db.execute("SELECT code, entry FROM crisp_log ORDER BY code, seq"):
+                logs.setdefault(code, []).append(json.loads(entry))
+            rows = db.execute("SELECT code, state, version, updated FROM crisp_rooms")
+            return [
+                (code, {**json.loads(state), "version": version}, updated, logs.get(code, []))
+                for code, state, version, updated in rows
+            ]
 
     def delete(self, code: str) -> None:
         """Remove the room and its log (only if it is still owned here)."""
-        epoch = self.epochs.pop(code, None)
-        db = self._conn()
-        with db.transaction():
-            cur = db.execute(
-                "DELETE FROM crisp_rooms WHERE code = %s AND (epoch = %s OR owner IS NULL)",
-                (code, epoch),
-            )
-            if cur.rowcount == 1:
-                db.execute("DELETE FROM crisp_log WHERE code = %s", (code,))
+        with self._reach():
+            epoch = self.epochs.pop(code, None)
+            db = self._conn()
+            with db.transaction():
+                cur = db.execute(
+                    "DELETE FROM crisp_rooms WHERE code = %s AND (epoch = %s OR owner IS NULL)",
+                    (code, epoch),
+                )
+                if cur.rowcount == 1:
+                    db.execute("DELETE FROM crisp_log WHERE code = %s", (code,))
 
     def exists(self, code: str) -> bool:
-        cur = self._conn().execute("SELECT 1 FROM crisp_rooms WHERE code = %s", (code,))
-        return cur.fetchone() is not None
+        with self._reach():
+            cur = self._conn().execute("SELECT 1 FROM crisp_rooms WHERE code = %s", (code,))
+            return cur.fetchone() is not None
 
     # -- Leases ----------------------------------------------------------------------------------
 
     def claim(self, code: str) -> StoredRoom | None:
-        args = {"code": code, "node": self.node, "lease": self.lease_s}
-        db = self._conn()
-        busy = False
-        with db.transaction():
-            row = db.execute(CLAIM, args).fetchone()
+        with self._reach():
+            args = {"code": code, "node": self.node, "lease": self.lease_s}
+            db = self._conn()
+            busy = False
+            with db.transaction():
+                row = db.execute(CLAIM, args).fetchone()
+                if row is None:
+                    cur = db.execute(
+                        "UPDATE crisp_rooms SET wanted = %(node)s WHERE code = %(code)s", args
+                    )
+                    busy = cur.rowcount == 1
             if row is None:
-                cur = db.execute(
-                    "UPDATE crisp_rooms SET wanted = %(node)s WHERE code = %(code)s", args
-                )
-                busy = cur.rowcount == 1
-        if row is None:
-            if busy:
-                raise RoomBusy(code)  # after the commit: the holder sees the room is wanted
-            return None
-        # Owned now: no other node can write the log, so it is read after the claim's commit.
-        epoch, state, version, updated = row
-        log_rows = db.execute("SELECT entry FROM crisp_log WHERE code = %s ORDER BY seq", (code,))
-        entries = [json.loads(entry) for (entry,) in log_rows]
-        self.epochs[code] = int(epoch)
-        return code, {**json.loads(state), "version": version}, updated, entries
+                if busy:
+                    raise RoomBusy(code)  # after the commit: the holder sees the room is wanted
+                return None
+            # Owned now: no other node can write the log, so it is read after the claim's commit.
+            epoch, state, version, updated = row
+            log_rows = db.execute(
+                "SELECT entry FROM crisp_log WHERE code = %s ORDER BY seq", (code,)
+            )
+            entries = [json.loads(entry) for (entry,) in log_rows]
+            self.epochs[code] = int(epoch)
+            return code, {**json.loads(state), "version": version}, updated, entries
 
     def renew(self) -> Renewal:
-        codes = list(self.epochs)
-        if not codes:
-            return Renewal()
-        args = {
-            "codes": codes,
-            "epochs": [self.epochs[c] for c in codes],
-            "node": self.node,
-            "lease": self.lease_s,
-        }
-        rows = self._conn().execute(RENEW, args).fetchall()
-        kept = {code for code, _ in rows}
-        lost = set(codes) - kept
-        for code in lost:
-            self.epochs.pop(code, None)
-        wanted = {code for code, by in rows if by is not None and by != self.node}
-        return Renewal(lost=lost, wanted=wanted)
+        with self._reach():
+            codes = list(self.epochs)
+            if not codes:
+                return Renewal()
+            args = {
+                "codes": codes,
+                "epochs": [self.epochs[c] for c in codes],
+                "node": self.node,
+                "lease": self.lease_s,
+            }
+            rows = self._conn().execute(RENEW, args).fetchall()
+            kept = {code for code, _ in rows}
+            lost = set(codes) - kept
+            for code in lost:
+                self.epochs.pop(code, None)
+            wanted = {code for code, by in rows if by is not None and by != self.node}
+            return Renewal(lost=lost, wanted=wanted)
 
     def wanted(self) -> set[str]:
-        if not self.epochs:
-            return set()
-        rows = self._conn().execute(
-            "SELECT code FROM crisp_rooms WHERE owner = %s AND wanted IS NOT NULL AND wanted <> %s",
-            (self.node, self.node),
-        )
-        return {code for (code,) in rows if code in self.epochs}
+        with self._reach():
+            if not self.epochs:
+                return set()
+            rows = self._conn().execute(
+                "SELECT code FROM crisp_rooms WHERE owner = %s AND wanted IS NOT NULL "
+                "AND wanted <> %s",
+                (self.node, self.node),
+            )
+            return {code for (code,) in rows if code in self.epochs}
 
     def release(self, code: str) -> None:
-        epoch = self.epochs.pop(code, None)
-        if epoch is None:
-            return
-        self._conn().execute(
-            "UPDATE crisp_rooms SET owner = NULL, wanted = NULL, lease_until = now() "
-            "WHERE code = %s AND epoch = %s",
-            (code, epoch),
-        )
+        with self._reach():
+            epoch = self.epochs.pop(code, None)
+            if epoch is None:
+                return
+            self._conn().execute(
+                "UPDATE crisp_rooms SET owner = NULL, wanted = NULL, lease_until = now() "
+                "WHERE code = %s AND epoch = %s",
+                (code, epoch),
+            )
 
     def expire_unheld(self, before: float) -> list[str]:
         """Remove the rooms no node holds (no owner, or its lease ran out) not changed since
         ``before`` (epoch seconds), and their logs: what no node's sweeper sees."""
-        db = self._conn()
-        with db.transaction():
-            rows = db.execute(
-                "DELETE FROM crisp_rooms WHERE updated < %s AND (owner IS NULL OR "
-                "lease_until < now()) RETURNING code",
-                (before,),
-            ).fetchall()
-            codes = [code for (code,) in rows]
-            if codes:
-                db.execute("DELETE FROM crisp_log WHERE code = ANY(%s)", (codes,))
-        return codes
+        with self._reach():
+            db = self._conn()
+            with db.transaction():
+                rows = db.execute(
+                    "DELETE FROM crisp_rooms WHERE updated < %s AND (owner IS NULL OR "
+                    "lease_until < now()) RETURNING code",
+                    (before,),
+                ).fetchall()
+                codes = [code for (code,) in rows]
+                if codes:
+                    db.execute("DELETE FROM crisp_log WHERE code = ANY(%s)", (codes,))
+            return codes
 
     def held(self) -> set[str]:
         return set(self.epochs)

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
+
+from crisp.server.store.outage import StoreUnavailable
 
 log = logging.getLogger("crisp.server")
 StoredRoom = tuple[str, dict[str, Any], float, list[dict[str, Any]]]
@@ -53,14 +56,27 @@ CREATE TABLE IF NOT EXISTS log (
 """
 
 
+def private(path: Path) -> None:
+    """Create ``path`` if missing, readable and writable by its owner only (0600, whatever the
+    umask): the database holds every running game's server seed, hence its deck."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 class Store:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.parent.exists():
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            os.chmod(path.parent, 0o700)
         self.path = path
+        private(path)
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
@@ -68,6 +84,10 @@ class Store:
         # commit on the event loop never waits for one.
         self.db.execute("PRAGMA wal_autocheckpoint=0")
         self.db.executescript(SCHEMA)
+        for suffix in ("-wal", "-shm"):  # SQLite gives them the database's mode; made sure
+            side = path.with_name(path.name + suffix)
+            if side.exists():
+                os.chmod(side, 0o600)
         self._stop = threading.Event()
         self._checkpointer = threading.Thread(
             target=self._checkpoints, name="crisp-checkpoint", daemon=True
@@ -93,6 +113,13 @@ class Store:
                 failing = False
         finally:
             db.close()
+
+    def ping(self) -> None:
+        """``StoreUnavailable`` unless the database answers now (``GET /readyz``)."""
+        try:
+            self.db.execute("SELECT 1 FROM rooms LIMIT 1").fetchall()
+        except sqlite3.Error as err:
+            raise StoreUnavailable(str(err)) from err
 
     def close(self) -> None:
         self._stop.set()

@@ -1,0 +1,1 @@
+"""What an operator watches: ``GET /metrics`` (``metrics``) and the log's format (``logs``)."""
