@@ -10,6 +10,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from crisp.games import DEFAULT_GAMES
 
+#: The SQLite database in the data directory.
+DB_FILE = "crisp.sqlite3"
+
 
 class Settings(BaseSettings):
     """Every knob of ``crisp serve``. Each one is also read from ``CRISP_<NAME>``."""
@@ -230,4 +233,4 @@ class Settings(BaseSettings):
 
     @property
     def db_path(self) -> Path:
-        return self.data_dir / "crisp.sqlite3"
+        return self.data_dir / DB_FILE

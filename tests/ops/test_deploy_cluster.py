@@ -44,3 +44,13 @@ def test_compose_runs_the_nodes_the_balancer_names() -> None:
     assert 'CRISP_DATABASE_URL: "postgresql://' in text
     assert "./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro" in text
     assert re.search(r"(?m)^  postgres:$", text) and "pg_isready" in text
+
+
+def test_the_shipped_proxies_keep_the_metrics_inside() -> None:
+    """/metrics is for the operator's monitoring: Caddy (compose.yaml) answers it 404 itself and
+    HAProxy (compose.cluster.yaml, --workers) denies it before any node sees it."""
+    caddy = (ROOT / "deploy" / "Caddyfile").read_text(encoding="utf-8")
+    haproxy = (ROOT / "deploy" / "haproxy.cfg").read_text(encoding="utf-8")
+    assert "respond /metrics 404" in caddy.split("reverse_proxy")[0]
+    frontend = haproxy.split("frontend crisp")[1].split("backend nodes")[0]
+    assert "http-request deny deny_status 404 if { path /metrics }" in frontend

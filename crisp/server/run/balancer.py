@@ -43,6 +43,8 @@ defaults
 
 frontend crisp
     bind {bind}
+    # The nodes' metrics are for the operator's monitoring, inside, not for the internet.
+    http-request deny deny_status 404 if {{ path /metrics }}
     default_backend nodes
 
 backend nodes

@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from crisp.server.http.accesslog import skip_health_checks
-from crisp.server.settings import Settings
+from crisp.server.settings import DB_FILE, Settings
 
 ANY_ADDRESS = ("0.0.0.0", "::", "")
 
@@ -103,12 +103,21 @@ def data_location(settings: Settings) -> str:
 def check_data_dir(path: Path) -> None:
     """Make the data directory if needed (mode 0700, whatever the umask: the database holds every
     running game's server seed, hence its deck) and prove it writable, or raise ``StartError``.
-    A directory that exists already and that every account can read is refused (finding 6)."""
+    A directory that exists already and that every account can read is refused (finding 6),
+    unless it is this server's own from an older version (``_made_by_an_older_server``): that
+    one is made private, and a line on stderr says so."""
     if path.exists() and not path.is_dir():
         raise StartError(f"the data directory {path} is a file, not a directory")
     if path.is_dir():
         mode = stat.S_IMODE(path.stat().st_mode)
-        if mode & 0o007:
+        if mode & 0o007 and _made_by_an_older_server(path):
+            os.chmod(path, 0o700)
+            print(
+                f"crisp serve: made the data directory {path} private (mode {mode:04o} -> 0700): "
+                "it holds this server's database",
+                file=sys.stderr,
+            )
+        elif mode & 0o007:
             raise StartError(
                 f"the data directory {path} can be read by every account on this machine "
                 f"(mode {mode:04o}); make it private with: chmod 700 {path}"
@@ -128,6 +137,14 @@ def check_data_dir(path: Path) -> None:
             os.fsync(probe.fileno())
     except OSError as err:
         raise StartError(f"cannot write in the data directory {path}: {_reason(err)}") from err
+
+
+def _made_by_an_older_server(path: Path) -> bool:
+    """A directory this account owns that holds the database (``DB_FILE``, owned by it too):
+    made by a version of this server that left it world-readable, so tightening it is safe."""
+    db = path / DB_FILE
+    uid = os.getuid()
+    return path.stat().st_uid == uid and db.is_file() and db.stat().st_uid == uid
 
 
 def _reason(err: OSError) -> str:

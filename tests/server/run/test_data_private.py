@@ -93,3 +93,20 @@ def test_finding6_crisp_serve_refuses_a_world_readable_data_dir_in_one_line(tmp_
         f"(mode 0755); make it private with: chmod 700 {data}"
     ]
     assert not (data / "crisp.sqlite3").exists()
+
+
+def test_finding6_a_data_dir_an_older_server_left_world_readable_is_made_private(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Upgrading: a data directory that already holds this server's database (an older version
+    made it 0755) is tightened to 0700 with one line on stderr, not refused."""
+    data = tmp_path / "old-data"
+    data.mkdir()
+    (data / "crisp.sqlite3").write_bytes(b"")
+    os.chmod(data, 0o755)
+    check_data_dir(data)
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    assert capsys.readouterr().err.strip() == (
+        f"crisp serve: made the data directory {data} private (mode 0755 -> 0700): "
+        "it holds this server's database"
+    )
