@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -108,7 +109,9 @@ class Settings(BaseSettings):
         description="PostgreSQL: how long a request for a room another node holds waits "
         "for it to be handed over (or its lease to run out) before a 503",
     )
-    log_level: str = Field("info", description="uvicorn's log level")
+    log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = Field(
+        "info", description="uvicorn's log level: critical, error, warning, info, debug or trace"
+    )
     access_log: bool = Field(True, description="log each HTTP request (never tokens or cards)")
     access_log_healthz: bool = Field(False, description="log the health checks (/healthz) too")
 
