@@ -129,19 +129,21 @@ def read_record_file(path: str | Path) -> Any:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as err:
         raise RecordFileError(f"cannot read {path}: {err.strerror or err}") from None
-    with os.fdopen(fd, "rb") as fh:
-        try:
-            info = os.fstat(fh.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise RecordFileError(f"{path} is not a regular file (a record is a JSON file)")
-            if info.st_size > RECORD_BYTES_MAX:
-                raise RecordFileError(
-                    f"{path} is {info.st_size:,} bytes: a record file is at most "
-                    f"{RECORD_BYTES_MAX // (1024 * 1024)} MiB"
-                )
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RecordFileError(f"{path} is not a regular file (a record is a JSON file)")
+        if info.st_size > RECORD_BYTES_MAX:
+            raise RecordFileError(
+                f"{path} is {info.st_size:,} bytes: a record file is at most "
+                f"{RECORD_BYTES_MAX // (1024 * 1024)} MiB"
+            )
+        with os.fdopen(os.dup(fd), "rb") as fh:
             raw = fh.read(RECORD_BYTES_MAX + 1)  # a file still growing is cut here
-        except OSError as err:
-            raise RecordFileError(f"cannot read {path}: {err.strerror or err}") from None
+    except OSError as err:
+        raise RecordFileError(f"cannot read {path}: {err.strerror or err}") from None
+    finally:
+        os.close(fd)
     if len(raw) > RECORD_BYTES_MAX:
         raise RecordFileError(
             f"{path}: a record file is at most {RECORD_BYTES_MAX // (1024 * 1024)} MiB"
