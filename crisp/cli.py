@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from crisp.engine.crisp.options import LIMITS, Options
+from crisp.version import crisp_version
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -145,14 +147,13 @@ def _bench_store(args: argparse.Namespace) -> int:
 def _bench_load(args: argparse.Namespace) -> int:
     from crisp.bench import load
 
-    human = [int(r) for r in args.human.split(",") if r.strip()] if args.human else []
     return load.main(
         args.rooms,
         args.seconds,
         args.warmup,
         args.clock_speed,
         not args.no_baseline,
-        human,
+        args.human,
         args.human_seconds,
         args.json,
     )
@@ -166,6 +167,7 @@ def _timer(value: str) -> int | None:
 
 def _serve(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
+    from pydantic_settings import SettingsError
 
     from crisp.server.run.serve import StartError, serve
     from crisp.server.settings import Settings
@@ -173,6 +175,15 @@ def _serve(args: argparse.Namespace) -> int:
     given = {k: v for k in SERVE_OPTIONS if (v := getattr(args, k)) is not None}
     try:
         settings = Settings(**given)
+    except SettingsError as err:  # a list or a flag that is not JSON, in its variable
+        field = re.search(r'field "(\w+)"', str(err))
+        name = f"CRISP_{field.group(1).upper()}" if field else "a CRISP_ variable"
+        print(
+            f"crisp serve: {name}: not JSON (lists are JSON, e.g. "
+            f"CRISP_ALLOWED_ORIGINS='[\"https://example.org\"]')",
+            file=sys.stderr,
+        )
+        return 2
     except ValidationError as err:
         problems = "; ".join(
             f"{_setting_name(e['loc'], given)}: {e['msg']} (not {e.get('input')!r})"
@@ -249,6 +260,18 @@ def _above_zero(text: str) -> float:
     return value
 
 
+def _room_counts(text: str) -> list[int]:
+    """``10,50,100``: room counts, rising (empty: none)."""
+    counts = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        if not part.isdigit() or int(part) < 1:
+            raise argparse.ArgumentTypeError(
+                f"comma-separated room counts from 1, rising (e.g. 10,50,100), not {text!r}"
+            )
+        counts.append(int(part))
+    return counts
+
+
 def _player_counts(text: str) -> list[int]:
     """``2,4,8``: player counts from 2 to 8."""
     counts = []
@@ -288,8 +311,8 @@ def _verify(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="crisp", description="Crisp, the card game, for phones.")
+    parser.add_argument("--version", action="version", version=f"crisp {crisp_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    parser.set_defaults(func=_missing(parser, "a command", "serve, replay, simulate or bench"))
 
     rp = sub.add_parser("replay", help="replay a game record (crisp-record/1 or crisps-record/1)")
     rp.add_argument("file", help="the record (JSON)")
@@ -419,10 +442,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--clock-speed", type=_above_zero, default=100.0, help="the game server's (default 100)"
     )
     bl.add_argument("--no-baseline", action="store_true", help="skip the bare broadcast server")
-    bl.add_argument("--human", default="", help="human pace: comma-separated room counts, rising")
+    bl.add_argument(
+        "--human",
+        type=_room_counts,
+        default=[],
+        help="human pace: comma-separated room counts, rising",
+    )
     bl.add_argument("--human-seconds", type=_above_zero, default=30.0, help="default 30")
     bl.add_argument("--json", action="store_true")
     bl.set_defaults(func=_bench_load)
+    parser.set_defaults(func=_missing(parser, "a command", ", ".join(sub.choices)))
     return parser
 
 

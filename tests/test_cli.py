@@ -12,6 +12,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -170,7 +171,8 @@ def test_replay_seat_outside_the_record_exit_2(tmp_path: Path, seat: str) -> Non
         (("bench", "engine", "--seconds", "0"), "argument --seconds: must be more than 0"),
         (("bench", "server", "--actions", "0"), "argument --actions: must be 1 or more"),
         (("bench",), "crisp bench: name a benchmark: engine, server, store or load"),
-        ((), "crisp: name a command: serve, replay, simulate or bench"),
+        ((), "crisp: name a command: replay, simulate, verify, serve, bench"),  # issue 21: verify
+        (("bench", "load", "--human", "abc"), "argument --human: comma-separated room counts"),
         (("simulate", "--limit", "70"), "argument --limit: invalid choice"),
         (("serve", "--port", "70000"), "crisp serve: --port: Input should be less than or equal"),
     ],
@@ -384,3 +386,103 @@ def test_health_checks_are_left_out_of_the_access_log() -> None:
     skip_health_checks(logger)
     skip_health_checks(logger)
     assert sum(isinstance(f, SkipHealthChecks) for f in logger.filters) == 1
+
+
+# -- issue 21, finding 8: one line and exit 2 for every bad input; finding 10: a version --------
+
+
+def test_finding_8_serve_on_a_port_in_use_names_the_port(tmp_path: Path) -> None:
+    """Issue 21 finding 8: a port in use was uvicorn's ERROR line and its shutdown lines."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = serve("--port", str(port), "--data-dir", str(tmp_path))  # the last --port wins
+    assert one_line(done) == (
+        f"crisp serve: port {port} is in use on 127.0.0.1 (another server?): "
+        "choose another with --port (CRISP_PORT)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("host", "said"),
+    [
+        ("999.1.1.1", "crisp serve: --host 999.1.1.1 (CRISP_HOST): not an address or a name"),
+        ("nohost.invalid", "crisp serve: --host nohost.invalid (CRISP_HOST): not an address"),
+        ("192.0.2.1", "crisp serve: --host 192.0.2.1 (CRISP_HOST) is not an address of this"),
+    ],
+)
+def test_finding_8_serve_with_a_bad_host(tmp_path: Path, host: str, said: str) -> None:
+    """Issue 21 finding 8: a host that does not resolve, or is not this machine's (192.0.2.1 is
+    TEST-NET-1): one line naming it, exit 2."""
+    done = serve("--host", host, "--data-dir", str(tmp_path))  # the last --host wins
+    assert one_line(done).startswith(said)
+
+
+def test_finding_8_serve_on_port_80_unprivileged(tmp_path: Path) -> None:
+    """Issue 21 finding 8: port 80 for a user without the privilege (as root, the child runs as
+    ``nobody`` through setpriv): one line saying why and what to do, exit 2."""
+    unprivileged_from = Path("/proc/sys/net/ipv4/ip_unprivileged_port_start")
+    if unprivileged_from.exists() and int(unprivileged_from.read_text()) <= 80:
+        pytest.skip("this machine lets any user listen on port 80")
+    command = [sys.executable, "-m", "crisp", "serve", "--host", "127.0.0.1", "--port", "80"]
+    with tempfile.TemporaryDirectory(dir="/tmp") as parent:  # nobody may not enter tmp_path
+        if os.geteuid() == 0:
+            if shutil.which("setpriv") is None:
+                pytest.skip("running as root without setpriv(1) to drop to nobody")
+            Path(parent).chmod(0o777)  # the server makes its data directory in it, as nobody
+            command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *command]
+        done = subprocess.run(
+            [*command, "--data-dir", str(Path(parent) / "data")],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=parent,
+        )
+    assert one_line(done).startswith(
+        "crisp serve: port 80 needs privileges this user lacks (ports below 1024)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        (
+            {"CRISP_GAMES": '["nosuchgame"]'},
+            "crisp serve: CRISP_GAMES: a game is named module:attribute, not 'nosuchgame'",
+        ),
+        ({"CRISP_GAMES": '["no.such.module:SPEC"]'}, "crisp serve: CRISP_GAMES: No module named"),
+        ({"CRISP_ALLOWED_ORIGINS": "not json"}, "crisp serve: CRISP_ALLOWED_ORIGINS: not JSON"),
+        ({"CRISP_LOG_LEVEL": "loud"}, "crisp serve: CRISP_LOG_LEVEL: Input should be 'critical'"),
+    ],
+)
+def test_finding_8_a_bad_setting_names_its_variable(
+    tmp_path: Path, env: dict[str, str], said: str
+) -> None:
+    """Issue 21 finding 8: these were tracebacks (ValueError, SettingsError, KeyError)."""
+    assert one_line(serve("--data-dir", str(tmp_path), env=env)).startswith(said)
+
+
+def test_finding_10_crisp_version() -> None:
+    """Issue 21 finding 10: ``crisp --version`` was refused; it prints the package's version."""
+    from importlib.metadata import version
+
+    done = crisp("--version")
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"crisp {version('crisp')}\n", "")
+    pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'version = "{version("crisp")}"' in pyproject
+
+
+def test_finding_10_healthz_says_the_version(tmp_path: Path) -> None:
+    """Issue 21 finding 10: ``GET /healthz`` has ``version`` beside its fields of before."""
+    from importlib.metadata import version
+
+    from serverproc import ServerProcess
+
+    with ServerProcess(tmp_path) as server:
+        status, body = server.request("GET", "/healthz")
+    assert status == 200
+    assert body == {"ok": True, "rooms": 0, "node": None, "version": version("crisp")}

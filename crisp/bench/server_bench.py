@@ -87,7 +87,9 @@ async def _open_room(ws_base: str, base: str, players: int) -> tuple[str, list[_
     ]
     seats = []
     for token in tokens:
-        ws = await websockets.connect(f"{ws_base}/ws/{code}", compression=None)
+        # max_queue=None: a seat nobody reads (the memory phase) still takes the close frame at
+        # once; with a full queue its close waited out close_timeout, 10 s a socket, ~50 s a room
+        ws = await websockets.connect(f"{ws_base}/ws/{code}", compression=None, max_queue=None)
         await ws.send(json.dumps({"type": "hello", "token": token}))
         seats.append(_Seat(ws))
     return code, seats
@@ -155,8 +157,7 @@ async def _rooms(ws_base: str, base: str, count: int) -> None:
         async for raw in seats[0].ws:
             if json.loads(raw)["type"] == "round":
                 break
-        for s in seats:
-            await s.ws.close()
+        await asyncio.gather(*(s.ws.close() for s in seats))
         del code
 
 

@@ -11,13 +11,14 @@ hold one record, or a list of them (``crisp simulate --records`` with several ga
 
 from __future__ import annotations
 
-import json
+import contextlib
+import io
 import sys
 from collections.abc import Sequence
 from functools import cache
-from pathlib import Path
 from typing import Any
 
+from crisp.engine.common.recordfile import RecordFileError, read_record_file
 from crisp.games import DEFAULT_GAMES
 from crisp.games.common.records import RecordTools, Unverifiable, Verdict
 from crisp.server.registry import Registry
@@ -41,30 +42,67 @@ def records_of(data: Any) -> RecordTools:
     return every[0]
 
 
+# Whatever a hostile record makes an engine raise beyond its own errors: still one line, exit 2.
+_UNFORESEEN = (TypeError, KeyError, IndexError, AttributeError, OverflowError, RecursionError)
+
+
 def replay_file(path: str, seat: int | None, spectator: bool) -> int:
-    """``crisp replay FILE [--seat N | --spectator]``: the exit code."""
+    """``crisp replay FILE [--seat N | --spectator]``: the exit code. A file of a list of records
+    (``crisp simulate --records`` with several games) prints one result a line."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = None  # the default game's replay says what is wrong
-    return records_of(data).replay(path, seat, spectator)
+        data = read_record_file(path)
+    except RecordFileError as err:
+        print(f"crisp replay: {err}", file=sys.stderr)
+        return 2
+    if not isinstance(data, list):
+        return _replay_one(data, seat, spectator, "")
+    if not data:
+        print(f"crisp replay: {path}: an empty list of records", file=sys.stderr)
+        return 2
+    if seat is not None or spectator:
+        print(
+            f"crisp replay: {path} holds {len(data)} records: --seat and --spectator replay "
+            "a file of one",
+            file=sys.stderr,
+        )
+        return 2
+    for k, record in enumerate(data):
+        code = _replay_one(record, None, False, f"records[{k}]: ")
+        if code:
+            return code
+    return 0
+
+
+def _replay_one(record: Any, seat: int | None, spectator: bool, where: str) -> int:
+    """One record's replay; its refusal line (if any) names ``where`` it is in the file."""
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(said):
+            code = records_of(record).replay(record, seat, spectator)
+    except _UNFORESEEN as err:
+        code = 2
+        said.write(f"crisp replay: malformed record: cannot replay it ({type(err).__name__})\n")
+    line = said.getvalue()
+    if line:
+        sys.stderr.write(line.replace("crisp replay: ", f"crisp replay: {where}", 1))
+    return code
 
 
 def verify_record(data: Any) -> Verdict:
     """Check one record; raise ``Unverifiable`` if it cannot be."""
-    return records_of(data).verify(data)
+    try:
+        return records_of(data).verify(data)
+    except _UNFORESEEN as err:
+        raise Unverifiable(f"malformed record ({type(err).__name__})") from err
 
 
 def verify_file(path: str) -> Verdict:
     """A file of one record, or of a list of records: the first that differs, each named
     ``records[k]``; verified if every one is."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-        data = json.loads(text)
-    except OSError as err:
-        raise Unverifiable(f"cannot read {path}: {err.strerror or err}") from err
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise Unverifiable(f"{path}: not JSON: {err}") from err
+        data = read_record_file(path)
+    except RecordFileError as err:
+        raise Unverifiable(str(err)) from err
     if not isinstance(data, list):
         return verify_record(data)
     if not data:

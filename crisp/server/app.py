@@ -34,6 +34,7 @@ from crisp.server.store.sqlite import Storage, Store
 from crisp.server.wire.closecodes import CloseCode
 from crisp.server.wire.protocol import CreateRequest, Joined, JoinRequest
 from crisp.server.wire.wsloop import endpoint
+from crisp.version import crisp_version
 
 log = logging.getLogger("crisp.server")
 STORE_DOWN = "the server cannot reach its database now; nothing was changed: try again"
@@ -156,9 +157,16 @@ def create_app(
             code=room.code, link=f"/r/{room.code}", member=member.id, token=token, seat=seat
         )
 
+    version = crisp_version()
+
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
-        return {"ok": True, "rooms": len(hub.rooms), "node": leases.node if leases else None}
+        return {
+            "ok": True,
+            "rooms": len(hub.rooms),
+            "node": leases.node if leases else None,
+            "version": version,
+        }
 
     @app.get("/readyz")
     async def readyz() -> JSONResponse:

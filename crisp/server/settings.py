@@ -112,7 +112,9 @@ class Settings(BaseSettings):
         description="PostgreSQL: how long a request for a room another node holds waits "
         "for it to be handed over (or its lease to run out) before a 503",
     )
-    log_level: str = Field("info", description="uvicorn's log level")
+    log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = Field(
+        "info", description="uvicorn's log level: critical, error, warning, info, debug or trace"
+    )
     log_format: Literal["text", "json"] = Field(
         "text",
         description="text: uvicorn's lines; json: every log line one JSON object (time, level, "

@@ -39,7 +39,7 @@ def check_deck(deck: Sequence[str]) -> list[str]:
     cards = list(deck)
     if len(cards) != 52:
         raise ValueError(f"a deck has 52 cards, this one has {len(cards)}")
-    unknown = [c for c in cards if c not in ALL_CARDS]
+    unknown = [c for c in cards if not isinstance(c, str) or c not in ALL_CARDS]
     if unknown:
         raise ValueError(f"unknown card code {unknown[0]!r} (rank A23456789TJQK, suit SHDC)")
     seen: set[str] = set()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from crisp.engine.common.fairness import SCHEME, Committed, Fairness, fairness_from_record
+from crisp.engine.common.recordfile import RECORD_NUMBER_MAX, RecordFileError, read_record_file
 from crisp.engine.crisp import actions as A
 from crisp.engine.crisp.cards import check_deck
 from crisp.engine.crisp.errors import IllegalAction
@@ -61,6 +61,10 @@ def _number(value: Any, where: str) -> Any:
         raise RecordError(f"{where}: t must be a number of seconds, not {value!r}")
     if not math.isfinite(value) or value < 0:
         raise RecordError(f"{where}: t must be a finite, non-negative number, not {value!r}")
+    if value > RECORD_NUMBER_MAX:
+        raise RecordError(
+            f"{where}: t must be at most {RECORD_NUMBER_MAX:g} seconds, not {value!r}"
+        )
     return value
 
 
@@ -70,13 +74,9 @@ def load(source: str | Path | dict[str, Any]) -> dict[str, Any]:
         data: Any = source
     else:
         try:
-            text = Path(source).read_text(encoding="utf-8")
-        except OSError as err:
-            raise RecordError(f"cannot read {source}: {err.strerror or err}") from err
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise RecordError(f"{source}: not JSON: {err.msg} at line {err.lineno}") from err
+            data = read_record_file(source)
+        except RecordFileError as err:
+            raise RecordError(str(err)) from err
     if not isinstance(data, dict):
         raise RecordError("a record is a JSON object")
     if data.get("format") != RECORD_FORMAT:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from crisp.engine.common.fairness import SCHEME, Committed, Fairness, fairness_from_record
 from crisp.engine.common.messages import Message, Out
 from crisp.engine.common.messages import stream as filter_stream
+from crisp.engine.common.recordfile import RECORD_NUMBER_MAX, RecordFileError, read_record_file
 from crisp.engine.crisps.cards import is_deck
 from crisp.engine.crisps.errors import CrispsRefusal
 from crisp.engine.crisps.options import CrispsOptions
@@ -78,13 +79,9 @@ def _read(source: str | Path | dict[str, Any]) -> Any:
     if isinstance(source, dict):
         return source
     try:
-        text = Path(source).read_text(encoding="utf-8")
-    except OSError as err:
-        raise RecordError(f"cannot read {source}: {err.strerror or err}") from err
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise RecordError(f"{source}: not JSON: {err.msg} at line {err.lineno}") from err
+        return read_record_file(source)
+    except RecordFileError as err:
+        raise RecordError(str(err)) from err
 
 
 def _is_int(x: Any) -> bool:
@@ -104,6 +101,8 @@ def _check_action(i: int, a: Any) -> None:
         t = a["t"]
         if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
             raise RecordError(f"{where}: t is a finite, non-negative number of seconds")
+        if t > RECORD_NUMBER_MAX:
+            raise RecordError(f"{where}: t is at most {RECORD_NUMBER_MAX:g} seconds")
 
 
 def load(source: str | Path | dict[str, Any]) -> dict[str, Any]:

@@ -26,9 +26,10 @@ class RecordTools(Protocol):
     def format(self) -> str:
         """The ``format`` of the game's records, e.g. ``"crisp-record/1"``."""
 
-    def replay(self, path: str, seat: int | None, spectator: bool, /) -> int:
-        """``crisp replay``: the result, or the messages ``seat`` (or a spectator) is sent, on
-        stdout; a refusal on stderr, in one line. Returns the exit code."""
+    def replay(self, record: Any, seat: int | None, spectator: bool, /) -> int:
+        """``crisp replay`` of one record (a value read by ``crisp.engine.common.recordfile``):
+        the result, or the messages ``seat`` (or a spectator) is sent, on stdout; a refusal on
+        stderr, in one line. Returns the exit code."""
 
     def verify(self, record: Any, /) -> Verdict:
         """``crisp verify`` of one record (a dict read from JSON); raises ``Unverifiable``."""

@@ -15,18 +15,11 @@ from crisp.games.common.records import Unverifiable, Verdict, replayed
 class CrispRecords:
     format = "crisp-record/1"
 
-    def replay(self, path: str, seat: int | None, spectator: bool) -> int:
+    def replay(self, data: Any, seat: int | None, spectator: bool) -> int:
         def work() -> int:
-            try:
-                record = load(path)
-            except UnicodeDecodeError as err:
-                byte = err.object[err.start]
-                print(
-                    f"crisp replay: {path} is not UTF-8 text (byte 0x{byte:02x} at offset "
-                    f"{err.start}): a record is a JSON file",
-                    file=sys.stderr,
-                )
-                return 2
+            if not isinstance(data, dict):
+                raise RecordError("a record is a JSON object")
+            record = load(data)
             if seat is None and not spectator:
                 print(json.dumps(replay(record).result, ensure_ascii=False))
                 return 0

@@ -16,13 +16,15 @@ from crisp.games.common.records import Unverifiable, Verdict, replayed
 class CrispsRecords:
     format = "crisps-record/1"
 
-    def replay(self, path: str, seat: int | None, spectator: bool) -> int:
+    def replay(self, data: Any, seat: int | None, spectator: bool) -> int:
         def work() -> int:
             if seat is not None and seat not in (0, 1):
                 said = f"crisp replay: --seat {seat}: the record has 2 seats, 0 to 1"
                 print(said, file=sys.stderr)
                 return 2
-            done = replay(path)
+            if not isinstance(data, dict):
+                raise RecordError("a record is a JSON object")
+            done = replay(data)
             if seat is None and not spectator:
                 print(json.dumps(done.result, ensure_ascii=False))
             else:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import ipaddress
+import json
 import logging
 import os
 import socket
@@ -15,6 +17,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from crisp.games import DEFAULT_GAMES
 from crisp.server.http.accesslog import skip_health_checks
 from crisp.server.settings import DB_FILE, Settings
 
@@ -151,7 +154,57 @@ def _reason(err: OSError) -> str:
     return err.strerror or str(err)
 
 
+def check_games(settings: Settings) -> None:
+    """The games of ``CRISP_GAMES`` can be loaded, or ``StartError`` naming the variable."""
+    from crisp.server.registry import Registry
+
+    try:
+        Registry.load(settings.games)
+    except (ImportError, AttributeError, ValueError, TypeError) as err:
+        raise StartError(
+            f"CRISP_GAMES: {err} (the default: {json.dumps(list(DEFAULT_GAMES))})"
+        ) from None
+
+
+def listen(settings: Settings) -> socket.socket:
+    """The listening socket of ``--host``/``--port`` (bound as uvicorn binds it), or
+    ``StartError`` in one line: the port in use, a port that needs privileges, an unknown host."""
+    host, port = settings.host, settings.port
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family=family)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except socket.gaierror as err:
+        sock.close()
+        raise StartError(
+            f"--host {host} (CRISP_HOST): not an address or a name this machine resolves "
+            f"({err.strerror}); "
+            "0.0.0.0 listens on every network, 127.0.0.1 on this machine only"
+        ) from None
+    except OSError as err:
+        sock.close()
+        if err.errno == errno.EADDRINUSE:
+            why = (
+                f"port {port} is in use on {host} (another server?): "
+                "choose another with --port (CRISP_PORT)"
+            )
+        elif err.errno == errno.EACCES:
+            why = (
+                f"port {port} needs privileges this user lacks (ports below 1024): choose "
+                "one from 1024 with --port, e.g. 8000, and a proxy in front (docs: Caddy)"
+            )
+        elif err.errno == errno.EADDRNOTAVAIL:
+            why = f"--host {host} (CRISP_HOST) is not an address of this machine"
+        else:
+            why = f"cannot listen on {host} port {port}: {_reason(err)}"
+        raise StartError(why) from None
+    sock.set_inheritable(True)
+    return sock
+
+
 def serve(settings: Settings) -> int:
+    check_games(settings)
     if settings.workers > 1:
         from crisp.server.run.workers import Workers, WorkersError
 
@@ -211,6 +264,7 @@ def serve(settings: Settings) -> int:
     )
     if not settings.access_log_healthz:
         skip_health_checks()
+    sock = listen(settings)
     server = uvicorn.Server(config)
     original_startup = server.startup
 
@@ -229,7 +283,7 @@ def serve(settings: Settings) -> int:
 
     server.startup = startup  # type: ignore[method-assign]
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn has shut down cleanly
-        server.run()
+        server.run(sockets=[sock])
     return 0 if server.started else 1
 
 
