@@ -417,10 +417,20 @@ def send(phone: Phone, action: str) -> None:
     click comes after the touch, and a bot may answer at once)."""
     before = last_line(phone)
     phone.tap(phone.action(action))
-    button = phone.action(action)
     phone.wait_for(
-        lambda: last_line(phone) > before or not button.count() or not button.is_enabled(),
-        f"{action} taken",
+        lambda: last_line(phone) > before or gone_or_busy(phone, action), f"{action} taken"
+    )
+
+
+def gone_or_busy(phone: Phone, action: str) -> bool:
+    """The move's button is gone or disabled, read in one evaluation (a button counted, then
+    re-rendered away before a second look, would make that look wait for it)."""
+    return bool(
+        phone.page.evaluate(
+            '(a) => { const b = document.querySelector(`[data-action="${a}"]`);'
+            " return !b || b.disabled; }",
+            action,
+        )
     )
 
 
