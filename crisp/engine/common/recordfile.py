@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import stat
 from pathlib import Path
 from typing import Any
+
+from crisp.engine.common.jsondepth import depth
 
 RECORD_BYTES_MAX = 16 * 1024 * 1024
 """The largest record file read (16 MiB: over a thousand long games, so a ``crisp simulate
@@ -34,29 +35,9 @@ RECORD_NUMBER_MAX = 1e12
 """The largest magnitude of a number with a fraction or an exponent (a time in seconds: 1e12 is
 31,000 years of game time); ``1e308`` is refused here, ``NaN`` and ``Infinity`` are not JSON."""
 
-# A string (to its closing quote, or to the end if it has none) or a bracket. Possessive, and it
-# always matches where it starts: linear in the text (crisp.server.wire.safejson scans the same).
-_TOKEN = re.compile(r'"(?:[^"\\]++|\\.)*+"?|[\[\]{}]', re.DOTALL)
-
 
 class RecordFileError(ValueError):
     """A record file that cannot be read as a record's JSON: the line says which file and why."""
-
-
-def _depth_over(text: str, limit: int) -> bool:
-    """Whether arrays and objects in ``text`` nest deeper than ``limit`` (strings skipped)."""
-    level = 0
-    for token in _TOKEN.finditer(text):
-        bracket = token.group()
-        if bracket[0] == '"':
-            continue
-        if bracket in "[{":
-            level += 1
-            if level > limit:
-                return True
-        else:
-            level -= 1
-    return False
 
 
 def _integer(text: str) -> int:
@@ -104,7 +85,7 @@ def parse_record_text(text: str, where: str = "the record") -> Any:
     """The JSON value of ``text`` within the caps above, or ``RecordFileError``."""
     if len(text) > RECORD_BYTES_MAX:
         raise RecordFileError(f"{where} is over {RECORD_BYTES_MAX // (1024 * 1024)} MiB")
-    if _depth_over(text, RECORD_DEPTH_MAX):
+    if depth(text) > RECORD_DEPTH_MAX:
         raise RecordFileError(f"{where}: nested deeper than {RECORD_DEPTH_MAX} (not a record)")
     try:
         value = json.loads(text, parse_int=_integer, parse_float=_real, parse_constant=_constant)

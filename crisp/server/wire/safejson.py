@@ -4,31 +4,15 @@ before the parser recurses (no ``RecursionError``, no traceback in the log)."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-# A string (to its closing quote, or to the end if it has none) or a bracket. Possessive, and it
-# always matches where it starts: linear in the text (no retry from each quote of an unclosed one).
-_TOKEN = re.compile(r'"(?:[^"\\]++|\\.)*+"?|[\[\]{}]', re.DOTALL)
+from crisp.engine.common.jsondepth import depth
+
+__all__ = ["BadJSON", "depth", "loads_bounded"]
 
 
 class BadJSON(ValueError):
     """Not JSON, or JSON nested deeper than allowed. The message is safe to send back."""
-
-
-def depth(text: str) -> int:
-    """The deepest nesting of arrays and objects in ``text`` (strings skipped; an unclosed string
-    counts its brackets, which only makes the answer larger)."""
-    deepest = level = 0
-    for bracket in _TOKEN.findall(text):
-        if bracket[0] == '"':
-            continue
-        if bracket in "[{":
-            level += 1
-            deepest = max(deepest, level)
-        else:
-            level -= 1
-    return deepest
 
 
 def _no_constant(name: str) -> Any:
