@@ -1,0 +1,253 @@
+"""The relays of ``crisp bench load``'s human-pace comparison: what a bare relay needs to carry the
+same player-visible traffic as the game.
+
+A game run at human pace delivers, per action, some frames to each of its room's 8 sockets, of
+some mean size. A relay room here carries exactly that: R rooms of 8 sockets; in each room one
+player at a time "acts" after a random pause (mean: the game's measured time between a room's
+actions), sending the frames of one action; the relay re-sends each frame to the room's 8 sockets,
+the sender included. So the relay delivers the same frames per second, of the same size, to the
+same number of sockets as the game did, with no rules, no views and no store: the price of the
+transport alone. Two relays:
+
+- ``fastapi``: ``crisp.bench.load_baseline``, FastAPI + uvicorn with ``crisp serve``'s settings.
+- ``colyseus``: a Colyseus 0.16 room (npm ``@colyseus/core`` + ``@colyseus/ws-transport``,
+  ``crisp/bench/colyseus/relay.js``), its own matchmaking (``POST /matchmake/joinOrCreate/relay``)
+  and binary protocol (``JOIN_ROOM`` acknowledged, ``ROOM_DATA`` with a msgpack string: the frame's
+  text). Needs Node.js and the packages (``npm ci`` in that folder, once, with the registry).
+
+Figures (as the game's): server CPU, latency from a send to the last of the 8 receipts (p50,
+p99), memory per room (RSS with the rooms open minus the empty server's, divided by R).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import shutil
+import socket
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from crisp.bench.load import Server, Stats, in_parallel, measure, mem_kb
+from crisp.bench.load_ws import WsConn, connect
+
+HOST = "127.0.0.1"
+COLYSEUS_DIR = Path(__file__).with_name("colyseus")
+JOIN_ROOM, ROOM_DATA = 10, 13
+TYPE = b"\xa1m"  # the message type "m", as Colyseus encodes a short string
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """What the game delivered, per room: the relay rooms carry the same."""
+
+    rooms: int
+    action_gap_s: float  # mean time between two actions of one room
+    frames_per_action: float  # frames each socket received per action
+    frame_bytes: int  # mean size of a frame's payload
+
+
+# -- the frames -------------------------------------------------------------------------------
+
+
+def body(n: int, seat: int, size: int) -> bytes:
+    """A JSON text of about ``size`` bytes carrying the frame number ``n`` and the sender."""
+    head = f'{{"type":"relay","seat":{seat},"n":{n},"pad":"'
+    pad = max(0, size - len(head) - 2)
+    return (head + "x" * pad + '"}').encode()
+
+
+def msgpack_str(text: bytes) -> bytes:
+    n = len(text)
+    if n < 32:
+        return bytes((0xA0 | n,)) + text
+    if n < 256:
+        return b"\xd9" + bytes((n,)) + text
+    return b"\xda" + n.to_bytes(2, "big") + text
+
+
+def frame_number(data: bytes) -> int:
+    j = data.find(b'"n":') + 4
+    return int(data[j : data.find(b",", j)])
+
+
+# -- a room -----------------------------------------------------------------------------------
+
+
+class RelayRoom:
+    """One room of 8 sockets; the players act in turn, the acting one sends an action's frames."""
+
+    def __init__(self, stats: Stats, traffic: Traffic, colyseus: bool, rng: random.Random):
+        self.stats, self.traffic, self.colyseus, self.rng = stats, traffic, colyseus, rng
+        self.conns: list[WsConn | None] = [None] * 8
+        loop = asyncio.get_running_loop()
+        self.joined = [loop.create_future() for _ in range(8)]
+        self.pending: dict[int, list[float]] = {}
+        self.n = 0
+        self.turn = 0
+
+    def frames_now(self) -> int:
+        f = self.traffic.frames_per_action
+        return max(1, int(f) + (1 if self.rng.random() < f - int(f) else 0))
+
+    def act(self) -> None:
+        conn = self.conns[self.turn]
+        if conn is None or conn.closed:
+            return
+        for _ in range(self.frames_now()):
+            n = self.n
+            self.n += 1
+            self.pending[n] = [time.perf_counter(), 0.0]
+            text = body(n, self.turn, self.traffic.frame_bytes)
+            if self.colyseus:
+                conn.send_binary(bytes((ROOM_DATA,)) + TYPE + msgpack_str(text))
+            else:
+                conn.send_text(text)
+        self.turn = (self.turn + 1) % 8
+        gap = self.rng.expovariate(1 / self.traffic.action_gap_s)
+        asyncio.get_running_loop().call_later(gap, self.act)
+
+    def received(self, data: bytes) -> None:
+        stats = self.stats
+        if stats.measuring:
+            stats.msgs += 1
+        entry = self.pending.get(frame_number(data))
+        if entry is None:
+            return
+        entry[1] += 1
+        if entry[1] == 8:
+            del self.pending[frame_number(data)]
+            if stats.measuring and entry[0] >= stats.start:
+                stats.latencies.append(time.perf_counter() - entry[0])
+                stats.actions += 1
+
+
+def on_fastapi(conn: WsConn, data: bytes) -> None:
+    conn.owner[0].received(data)
+
+
+def on_colyseus(conn: WsConn, data: bytes) -> None:
+    room, k = conn.owner
+    if data[:1] == bytes((JOIN_ROOM,)):
+        conn.send_binary(bytes((JOIN_ROOM,)))  # the client's acknowledgement of its join
+        if not room.joined[k].done():
+            room.joined[k].set_result(None)
+    elif data[:1] == bytes((ROOM_DATA,)):
+        room.received(data)
+
+
+# -- joining ----------------------------------------------------------------------------------
+
+
+async def matchmake(port: int, code: str) -> str:
+    """Colyseus's HTTP matchmaking: the WebSocket path of a seat in the room ``code``."""
+    reader, writer = await asyncio.open_connection(HOST, port)
+    payload = json.dumps({"code": code}).encode()
+    writer.write(
+        b"POST /matchmake/joinOrCreate/relay HTTP/1.1\r\nHost: x\r\nContent-Type: "
+        b"application/json\r\nConnection: close\r\nContent-Length: "
+        + str(len(payload)).encode()
+        + b"\r\n\r\n"
+        + payload
+    )
+    raw = await reader.read()
+    writer.close()
+    text = raw.split(b"\r\n\r\n", 1)[-1]  # one JSON object, possibly in one chunk
+    answer = json.loads(text[text.find(b"{") : text.rfind(b"}") + 1] or b"{}")
+    if "room" not in answer:
+        raise RuntimeError(f"Colyseus refused the join: {answer}")
+    room = answer["room"]
+    return f"/{room['processId']}/{room['roomId']}?sessionId={answer['sessionId']}"
+
+
+async def join(port: int, room: RelayRoom, i: int, k: int) -> None:
+    if room.colyseus:
+        path = await matchmake(port, f"B{i}")
+        room.conns[k] = await connect(HOST, port, path, on_colyseus, (room, k))
+        await asyncio.wait_for(room.joined[k], 30)
+    else:
+        room.conns[k] = await connect(HOST, port, f"/ws/B{i}", on_fastapi, (room, k))
+
+
+async def drive(port: int, pid: int, kind: str, traffic: Traffic, warmup: float, seconds: float):
+    """Open the rooms, let them act, measure one window; returns it and the RSS (KB) with the
+    rooms open, read before they start acting."""
+    stats = Stats()
+    rng = random.Random(7)
+    rooms = [RelayRoom(stats, traffic, kind == "colyseus", rng) for _ in range(traffic.rooms)]
+    jobs = [
+        lambda room=room, i=i, k=k: join(port, room, i, k)
+        for i, room in enumerate(rooms)
+        for k in range(8)
+    ]
+    await asyncio.wait_for(in_parallel(jobs, 32), 120 + traffic.rooms * 0.5)
+    await asyncio.sleep(1.0)
+    rss_open = mem_kb(pid, "VmRSS")
+    loop = asyncio.get_running_loop()
+    for room in rooms:
+        loop.call_later(rng.uniform(0, traffic.action_gap_s), room.act)
+    window = await measure(stats, pid, warmup, seconds)
+    for room in rooms:
+        for c in room.conns:
+            if c is not None:
+                c.close()
+    return window, rss_open
+
+
+# -- a run ------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def unavailable(kind: str) -> str | None:
+    """Why the relay ``kind`` cannot run here, or None."""
+    if kind != "colyseus":
+        return None
+    if shutil.which("node") is None:
+        return "Node.js is not installed"
+    if not (COLYSEUS_DIR / "node_modules" / "@colyseus" / "core").is_dir():
+        return f"its npm packages are not installed: npm ci --prefix {COLYSEUS_DIR}"
+    return None
+
+
+def relay_argv(kind: str) -> list[str]:
+    if kind == "colyseus":
+        return ["node", str(COLYSEUS_DIR / "relay.js"), str(free_port())]
+    return [sys.executable, "-m", "crisp.bench.load_baseline", "--host", HOST, "--port", "0"]
+
+
+def run_relay(
+    kind: str,
+    traffic: Traffic,
+    warmup: float,
+    seconds: float,
+    env: dict[str, str],
+    server_core: set[int] | None,
+) -> dict[str, Any]:
+    """One relay row: the same traffic as the game's human-pace run, through ``kind``."""
+    server = Server(relay_argv(kind), env, server_core)
+    try:
+        time.sleep(0.5)
+        rss_empty = mem_kb(server.pid, "VmRSS")
+        window, rss_open = asyncio.run(
+            drive(server.port, server.pid, kind, traffic, warmup, seconds)
+        )
+        peak = mem_kb(server.pid, "VmHWM")
+    finally:
+        server.stop()
+    return {
+        "relay": kind,
+        "rooms": traffic.rooms,
+        **window.to_json(),
+        "server_rss_open_mb": round(rss_open / 1024, 1),
+        "server_peak_rss_mb": round(peak / 1024, 1),
+        "kb_per_room": round((rss_open - rss_empty) / traffic.rooms, 1),
+    }
