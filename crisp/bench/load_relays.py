@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from crisp.bench.load import Server, Stats, in_parallel, measure, mem_kb
+from crisp.bench.load import Server, Stats, Window, in_parallel, measure, mem_kb
 from crisp.bench.load_ws import WsConn, connect
 
 HOST = "127.0.0.1"
@@ -173,7 +173,9 @@ async def join(port: int, room: RelayRoom, i: int, k: int) -> None:
         room.conns[k] = await connect(HOST, port, f"/ws/B{i}", on_fastapi, (room, k))
 
 
-async def drive(port: int, pid: int, kind: str, traffic: Traffic, warmup: float, seconds: float):
+async def drive(
+    port: int, pid: int, kind: str, traffic: Traffic, warmup: float, seconds: float
+) -> tuple[Window, int]:
     """Open the rooms, let them act, measure one window; returns it and the RSS (KB) with the
     rooms open, read before they start acting."""
     stats = Stats()
