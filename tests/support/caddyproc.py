@@ -21,9 +21,7 @@ CADDYFILE = ROOT / "deploy" / "Caddyfile"
 
 
 def caddy_bin() -> str | None:
-    return shutil.which("caddy") or next(
-        (p for p in ("/usr/bin/caddy",) if Path(p).exists()), None
-    )
+    return shutil.which("caddy") or next((p for p in ("/usr/bin/caddy",) if Path(p).exists()), None)
 
 
 class Caddy:
