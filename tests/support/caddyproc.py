@@ -37,7 +37,7 @@ class Caddy:
         site = text.replace("reverse_proxy crisp:8000", f"reverse_proxy 127.0.0.1:{upstream_port}")
         site = site.replace("{$CRISP_DOMAIN} {", "{$CRISP_DOMAIN} {\n\tbind 127.0.0.1", 1)
         self.cfg = self.root / "Caddyfile"
-        self.cfg.write_text("{\n\tadmin off\n\tpersist_config off\n}\n\n" + site, encoding="utf-8")
+        self.cfg.write_text("{\n\tadmin off\n}\n\n" + site, encoding="utf-8")
         self.env = {
             **os.environ,
             "CRISP_DOMAIN": f"http://127.0.0.1:{self.port}",
