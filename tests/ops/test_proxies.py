@@ -91,3 +91,73 @@ def test_behind_haproxy_a_forged_forwarded_for_gains_nothing_issue21_finding2(
         check(attack_counts(proxy))
     finally:
         proxy.stop()
+
+
+def _spellings(code: str) -> list[str]:
+    """Seven other spellings of ``code`` in paths, as a client may send them (raw)."""
+    a, b = code[:4], code[4:]
+    return [
+        f"/r/{code.lower()}",
+        f"/r/{a}%20{b}",
+        f"/r/{a}%2D{b}/tv",
+        f"/api/rooms/{a}%09{b}",
+        f"/api/rooms/%{ord(code[0]):02X}{code[1:]}",
+        f"/api/rooms/{a}-{b}/qr.svg",
+        f"/r/{code[:6].lower()}{code[6:]}/tv",
+    ]
+
+
+@pytest.mark.skipif(haproxy_bin() is None, reason="HAProxy is not installed")
+def test_other_spellings_of_a_code_never_move_its_room_issue21_finding5(
+    pg_server: Any, tmp_path: Path
+) -> None:
+    """Two nodes behind the shipped HAProxy configuration: seven GETs spelling a room's code
+    otherwise are each answered 308 to the canonical path, by the node that owns the room (HAProxy
+    hashes the decoded code), and the room stays where it is (before: 7 such GETs moved a room 8
+    times). Not followed: the redirect itself must not claim."""
+    from http.client import HTTPConnection
+
+    from cluster import Cluster
+
+    cluster = Cluster(tmp_path, pg_server, 2, 1.0).start()
+    try:
+        status, made = cluster.lb.request("POST", "/api/rooms", {"name": "Ana"})
+        assert status == 201, made
+        code = made["code"]
+        # The room was made on any node: a canonical lookup settles it on its code's node.
+        import time
+
+        deadline = time.monotonic() + 30
+        while cluster.lb.request("GET", f"/api/rooms/{code}")[0] != 200:
+            assert time.monotonic() < deadline, "the room never settled on its node"
+            time.sleep(0.5)
+        owner, epochs = cluster.owners()[code], cluster.log_epochs(code)
+        answers = []
+        for path in _spellings(code):
+            conn = HTTPConnection("127.0.0.1", cluster.haproxy.port, timeout=15)
+            try:
+                conn.request("GET", path)
+                resp = conn.getresponse()
+                resp.read()
+                answers.append((resp.status, resp.getheader("location") or ""))
+            finally:
+                conn.close()
+        assert all(s == 308 and code in loc for s, loc in answers), answers
+        # A WebSocket is served under any spelling: HAProxy must send it to the owner.
+        import asyncio
+        import json
+
+        from websockets.asyncio.client import connect
+
+        async def watch(path: str) -> str:
+            async with connect(cluster.haproxy.ws_base + path, open_timeout=15) as ws:
+                await ws.send(json.dumps({"type": "hello"}))
+                return str(json.loads(await asyncio.wait_for(ws.recv(), 15))["type"])
+
+        a, b = code[:4], code[4:]
+        for path in (f"/ws/{a}%20{b}", f"/ws/{a}%2D{b}", f"/ws/{code.lower()}"):
+            assert asyncio.run(watch(path)) != "error"
+        print(f"\n{code}: {answers}; owner {owner} -> {cluster.owners()[code]}")
+        assert cluster.owners()[code] == owner and cluster.log_epochs(code) == epochs
+    finally:
+        cluster.stop()
