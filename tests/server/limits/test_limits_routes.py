@@ -113,16 +113,24 @@ def test_every_route_naming_a_code_has_the_code_limit_issue21_finding3(tmp_path:
 def test_tv_page_guesses_are_refused_after_the_miss_budget_issue21_finding3(
     tmp_path: Path,
 ) -> None:
-    """3,000 guesses on /r/CODE/tv from one address: 10 answered (the miss budget), the rest
-    429 (before: all 3,000 answered, ~1,900/s against a real server)."""
+    """1,000 guesses on /r/CODE/tv from one address: 10 answered (the miss budget, plus one a
+    minute of the real time the loop took), the rest 429 (before: every one answered, ~1,900 a
+    second against a real server)."""
+    import time
+
     app = app_of(tmp_path)
     answered = refused = 0
-    for i in range(3000):
+    start = time.monotonic()
+    for i in range(1000):
         status, _, _ = call(app, f"/r/QRWXQRWX{i:04d}/tv".replace("0", "A"))
         answered += status in (200, 404)
         refused += status == 429
-    print(f"\n/tv guesses from one address: {answered} answered, {refused} refused (429)")
-    assert answered == 10 and refused == 2990
+    elapsed = time.monotonic() - start
+    print(
+        f"\n/tv guesses from one address: {answered} answered, {refused} refused (429), "
+        f"{1000 / elapsed:.0f} requests/s, {answered / elapsed:.2f} answered guesses/s"
+    )
+    assert 10 <= answered <= 10 + int(elapsed / 60) + 1 and answered + refused == 1000
 
 
 def test_ipv6_clients_are_counted_by_their_slash_64(tmp_path: Path) -> None:
