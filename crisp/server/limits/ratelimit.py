@@ -292,12 +292,3 @@ class CodeLimit:
         for limit in self.limits:
             limit.check(key)
         self.limiters.check_lookup(key, code, self.room_exists)
-
-
-async def deny(ws: WebSocket, err: RateLimited) -> None:
-    """Refuse a WebSocket handshake with an HTTP 429 (the ASGI denial-response extension; a
-    server without it closes the handshake, which a client sees as a 403)."""
-    if "websocket.http.response" in ws.scope.get("extensions", {}):
-        await ws.send_denial_response(err.response())
-    else:  # pragma: no cover - uvicorn has the extension
-        await ws.close(1008)
