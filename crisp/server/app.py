@@ -20,7 +20,8 @@ from crisp.server.clock import Clock, LoopClock
 from crisp.server.http.guard import BodyLimit, SecurityHeaders
 from crisp.server.http.pages import mount_client
 from crisp.server.limits import logbudget, room_limits
-from crisp.server.limits.ratelimit import Limiters, LimitRefused
+from crisp.server.limits.clientaddr import ClientAddress
+from crisp.server.limits.ratelimit import SEAT_COOKIE, Limiters, LimitRefused
 from crisp.server.observe.metrics import Metrics
 from crisp.server.registry import Registry
 from crisp.server.rooms.hub import Hub
@@ -109,6 +110,8 @@ def create_app(
     app.add_middleware(GZipMiddleware, minimum_size=600)
     app.add_middleware(BodyLimit, max_bytes=settings.http_body_max_bytes)  # limits: 413
     app.add_middleware(SecurityHeaders)  # limits: CSP and co. on every response
+    # limits: the client's address behind a trusted proxy (outermost: every layer sees it)
+    app.add_middleware(ClientAddress, trusted=settings.forwarded_allow_ips)
     limits = Limiters(settings)  # limits: per-IP and total rates (429)
     limits.install(app)
 
@@ -136,8 +139,26 @@ def create_app(
             return True
         return leases is not None and is_code(code) and hub.store.exists(code)
 
+    def seated(code: str, token: str) -> bool:
+        """A seat token of a room served here: its requests are not charged to the anonymous
+        budgets (docs/limits.md)."""
+        room = hub.rooms.get(code)
+        return room is not None and room.lobby.member_of(token) is not None
+
+    def seat_cookie(response: Response, request: Request, joined: Joined) -> None:
+        """The seat token as an HttpOnly cookie of this site: the phone's later requests and
+        WebSocket opens carry it (limits: a seated player reconnecting is not charged)."""
+        response.set_cookie(
+            SEAT_COOKIE + joined.code,
+            joined.token,
+            max_age=int(settings.room_ttl_s),
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
+
     claim = Depends(claim_room)
-    lookup = [limits.depend_lookup(exists), claim]
+    lookup = [limits.code_limit(exists, seated=seated), claim]
 
     def joined(room: Room, name: str) -> Joined:
         if (full := room_limits.check_join(len(room.lobby.members), settings)) is not None:
@@ -185,7 +206,7 @@ def create_app(
         return Response(metrics.text(), media_type=CONTENT_TYPE_LATEST)
 
     @app.post("/api/rooms", status_code=201, dependencies=[limits.depend(limits.create)])
-    async def create_room(body: CreateRequest) -> Joined:
+    async def create_room(body: CreateRequest, request: Request, response: Response) -> Joined:
         if (full := room_limits.check_room_count(len(hub.rooms), settings)) is not None:
             raise LimitRefused(503, full.code, full.message, retry_after=60)  # limits: rooms_max
         try:
@@ -194,19 +215,25 @@ def create_app(
             raise HTTPException(404 if err.code == "not_found" else 503, err.message) from err
         async with room.lock:
             try:
-                return joined(room, body.name)
+                made = joined(room, body.name)
             except HTTPException:
                 hub.rooms.pop(room.code, None)
                 raise
+        seat_cookie(response, request, made)
+        return made
 
     @app.post(
         "/api/rooms/{code}/join",
         status_code=201,
-        dependencies=[limits.depend_lookup(exists, limits.join), claim],
+        dependencies=[limits.code_limit(exists, limits.join), claim],
     )
-    async def join_room(room: FoundRoom, body: JoinRequest) -> Joined:
+    async def join_room(
+        room: FoundRoom, body: JoinRequest, request: Request, response: Response
+    ) -> Joined:
         async with room.lock:
-            return joined(room, body.name)
+            made = joined(room, body.name)
+        seat_cookie(response, request, made)
+        return made
 
     @app.get("/api/rooms/{code}", dependencies=lookup)
     async def room_summary(room: FoundRoom) -> dict[str, Any]:
@@ -231,12 +258,10 @@ def create_app(
     async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
         return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
 
-    @app.websocket("/ws/{code}")
+    # limits: a refusal is the 429 response as the handshake's denial (counted by limit_refused)
+    @app.websocket("/ws/{code}", dependencies=[limits.code_limit(exists, limits.ws, seated=seated)])
     async def websocket(ws: WebSocket, code: str) -> None:
         try:
-            if not await limits.admit_websocket(ws, code, exists):  # limits: a 429 handshake
-                metrics.limited.labels("rate_limited").inc()
-                return
             await hub.find(normalize_code(code))
         except RoomBusy:  # still being handed over: the phone reconnects at once
             await ws.accept()

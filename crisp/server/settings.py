@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from crisp.games import DEFAULT_GAMES
@@ -182,8 +182,10 @@ class Settings(BaseSettings):
     )
     forwarded_allow_ips: list[str] = Field(
         default_factory=list,
-        description="proxies (e.g. 127.0.0.1 for a Caddy in front) whose X-Forwarded-For gives "
-        "the client's IP for the per-IP limits; empty: the peer's address is the client's",
+        description="the proxies in front (addresses or CIDR networks, e.g. 127.0.0.1 for a Caddy "
+        "on this machine; '*' is refused) whose X-Forwarded-For gives the client's IP for the "
+        "per-IP limits: its rightmost entry that is not a listed proxy; empty: the peer's "
+        "address is the client's",
     )
     http_body_max_bytes: int = Field(
         16_384, ge=1024, description="largest HTTP request body (413 beyond it)"
@@ -232,6 +234,15 @@ class Settings(BaseSettings):
         description="server-wide log lines a minute of each kind (the same message template, "
         "e.g. a refused foreign Origin), then one line counting the dropped",
     )
+
+    @field_validator("forwarded_allow_ips")
+    @classmethod
+    def _forwarded_proxies(cls, value: list[str]) -> list[str]:
+        """Addresses or CIDR networks only; ``*`` refused (limits/clientaddr.py says why)."""
+        from crisp.server.limits.clientaddr import parse_trusted
+
+        parse_trusted(value)
+        return value
 
     @property
     def db_path(self) -> Path:

@@ -666,8 +666,12 @@ def parse_yaml(text: str) -> object:
             items = []
             while i < len(rows) and rows[i][1] == indent and rows[i][2].startswith("- "):
                 number, _, body = rows[i]
-                assert not re.match(r"[\w.-]+:(\s|$)", body[2:]), f"line {number}: a mapping item"
-                items.append(_unquote(body[2:].strip(), number))
+                pair = re.fullmatch(r"([\w.-]+):\s+(.+)", body[2:].strip())
+                if pair:  # a one-key mapping item (a network's `- subnet: 172.30.24.0/24`)
+                    items.append({pair.group(1): _unquote(pair.group(2), number)})
+                else:
+                    assert not re.match(r"[\w.-]+:(\s|$)", body[2:]), f"line {number}: a mapping"
+                    items.append(_unquote(body[2:].strip(), number))
                 i += 1
             return items, i
         mapping: dict[str, object] = {}
@@ -696,7 +700,8 @@ def test_yaml_subset_parser() -> None:
     """The parser used below: nesting, sequences, quotes, comments, and refusals."""
     text = "a:\n  b: \"x: #1\"  # note\n  c:\n    - 80:80\n    - 'it''s'\n  d:\ne: 8000\n"
     assert parse_yaml(text) == {"a": {"b": "x: #1", "c": ["80:80", "it's"], "d": None}, "e": 8000}
-    for bad in ["a: {b: 1}\n", "a: &x 1\n", "a:\n  - b: 1\n", "a: 1\na: 2\n", "a: |\n  x\n"]:
+    assert parse_yaml("a:\n  - b: 1\n") == {"a": [{"b": 1}]}
+    for bad in ["a: {b: 1}\n", "a: &x 1\n", "a:\n  - b:\n", "a: 1\na: 2\n", "a: |\n  x\n"]:
         with pytest.raises(AssertionError):
             parse_yaml(bad)
 

@@ -20,12 +20,16 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import quote, unquote
 
 from fastapi import FastAPI, Request
 from fastapi.params import Depends
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, RedirectResponse
+from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket
 
+from crisp.server.limits.clientaddr import rate_key
+from crisp.server.rooms.members import normalize_code
 from crisp.server.settings import Settings
 
 Clock = Callable[[], float]
@@ -143,12 +147,44 @@ class Limit:
         self.total.take(now)
 
 
-def client_ip(conn: Request | WebSocket) -> str:
-    """The client's address (uvicorn puts a trusted proxy's X-Forwarded-For there)."""
+def client_ip(conn: Request | WebSocket | HTTPConnection) -> str:
+    """The client's address (``clientaddr.ClientAddress`` puts a trusted proxy's
+    X-Forwarded-For there)."""
     return conn.client.host if conn.client is not None else "unknown"
 
 
 RoomExists = Callable[[str], bool]
+#: ``seated(code, token)``: the token is a member's of the room of ``code`` (served here).
+Seated = Callable[[str, str], bool]
+#: The cookie a join or a room creation sets (``crisp_seat_CODE``, HttpOnly, SameSite=Strict):
+#: the phone's reconnections carry it, so a seated player is not charged to the anonymous budgets.
+SEAT_COOKIE = "crisp_seat_"
+
+
+class NotCanonical(Exception):
+    """A path spelling a room code otherwise than the nodes use (lower case, ``%20``, ``%2D``,
+    a hyphen…): answered with a 308 redirect to ``location`` before the room is claimed."""
+
+    def __init__(self, location: str) -> None:
+        super().__init__(location)
+        self.location = location
+
+
+def canonical_path(conn: HTTPConnection, code: str) -> str | None:
+    """The path of ``conn`` with its code segment spelled canonically, or None when it already
+    is. The raw path is read (``%41`` for ``A`` is another spelling too: a balancer that hashes
+    the raw path would send it elsewhere)."""
+    raw: bytes = conn.scope.get("raw_path") or conn.scope["path"].encode()
+    segments = raw.decode("latin-1").split("/")
+    template = getattr(conn.scope.get("route"), "path", "")
+    at = template.split("/").index("{code}") if "{code}" in template else -1
+    canonical = normalize_code(code)
+    if not 0 < at < len(segments) or unquote(segments[at]) != code or segments[at] == canonical:
+        return None
+    segments[at] = quote(canonical, safe="")
+    query = conn.scope.get("query_string", b"").decode("latin-1")
+    path = "/".join(segments)
+    return f"{path}?{query}" if query else path
 
 
 class Limiters:
@@ -194,22 +230,16 @@ class Limiters:
             if ip in self.exempt:
                 return
             for limit in limits:
-                limit.check(ip)
+                limit.check(rate_key(ip))
 
         return Depends(check)
 
-    def depend_lookup(self, room_exists: RoomExists, *limits: Limit) -> Depends:
-        """On a route with a ``{code}`` path parameter: ``limits``, then the lookup limit."""
-
-        async def check(request: Request, code: str) -> None:
-            ip = client_ip(request)
-            if ip in self.exempt:
-                return
-            for limit in limits:
-                limit.check(ip)
-            self.check_lookup(ip, code, room_exists)
-
-        return Depends(check)
+    def code_limit(
+        self, room_exists: RoomExists, *limits: Limit, seated: Seated | None = None
+    ) -> Depends:
+        """THE dependency of every route naming a room code (a test walks the routes):
+        ``CodeLimit``."""
+        return Depends(CodeLimit(self, room_exists, limits, seated))
 
     def install(self, app: FastAPI) -> None:
         """Answer a ``LimitRefused`` (a ``RateLimited`` too) with its response."""
@@ -218,26 +248,47 @@ class Limiters:
             assert isinstance(exc, LimitRefused)
             return exc.response()
 
+        async def redirect(_: Request, exc: Exception) -> RedirectResponse:
+            assert isinstance(exc, NotCanonical)
+            return RedirectResponse(exc.location, status_code=308)
+
         app.add_exception_handler(LimitRefused, refused)
-
-    async def admit_websocket(self, ws: WebSocket, code: str, room_exists: RoomExists) -> bool:
-        """Before ``accept``: False after refusing the handshake with the 429 response."""
-        ip = client_ip(ws)
-        if ip in self.exempt:
-            return True
-        try:
-            self.ws.check(ip)
-            self.check_lookup(ip, code, room_exists)
-        except RateLimited as err:
-            await deny(ws, err)
-            return False
-        return True
+        app.add_exception_handler(NotCanonical, redirect)
 
 
-async def deny(ws: WebSocket, err: RateLimited) -> None:
-    """Refuse a WebSocket handshake with an HTTP 429 (the ASGI denial-response extension; a
-    server without it closes the handshake, which a client sees as a 403)."""
-    if "websocket.http.response" in ws.scope.get("extensions", {}):
-        await ws.send_denial_response(err.response())
-    else:  # pragma: no cover - uvicorn has the extension
-        await ws.close(1008)
+class CodeLimit:
+    """The dependency of every route with a ``{code}`` path parameter, before its room is
+    claimed: (1) an HTTP request spelling the code otherwise than canonically is redirected
+    (308); (2) an exempt client, or one bearing a valid seat token of the room in its
+    ``crisp_seat_CODE`` cookie (a seated player reconnecting), passes uncharged; (3) else
+    ``limits`` (joins, WebSocket opens), then the lookup limit and the miss budget, counted under
+    the client's rate key (an IPv6 address by its /64). A refusal is a ``LimitRefused``: a 429
+    response, or on a WebSocket the same 429 as the handshake's denial."""
+
+    def __init__(
+        self,
+        limiters: Limiters,
+        room_exists: RoomExists,
+        limits: tuple[Limit, ...],
+        seated: Seated | None,
+    ) -> None:
+        self.limiters = limiters
+        self.room_exists = room_exists
+        self.limits = limits
+        self.seated = seated
+
+    async def __call__(self, conn: HTTPConnection, code: str) -> None:
+        if conn.scope["type"] == "http" and (to := canonical_path(conn, code)) is not None:
+            raise NotCanonical(to)
+        ip = client_ip(conn)
+        if ip in self.limiters.exempt:
+            return
+        if self.seated is not None:
+            canonical = normalize_code(code)
+            token = conn.cookies.get(SEAT_COOKIE + canonical)
+            if token and self.seated(canonical, token):
+                return
+        key = rate_key(ip)
+        for limit in self.limits:
+            limit.check(key)
+        self.limiters.check_lookup(key, code, self.room_exists)

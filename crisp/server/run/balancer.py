@@ -48,9 +48,13 @@ frontend crisp
     default_backend nodes
 
 backend nodes
-    # The room code of the path, normalized as the server does (no hyphens, upper case).
-    http-request set-var(txn.room) path,field(3,/),regsub(-,,g),upper if {{ path_beg /r/ /ws/ }}
-    http-request set-var(txn.room) path,field(4,/),regsub(-,,g),upper if {{ path_beg /api/rooms/ }}
+    # The room code of the path as the nodes read it: percent-decoded, without hyphens and white
+    # space, upper case (%20, %2D, %09 or lower case hash with the canonical spelling, to the
+    # node that owns the room, which redirects them to the canonical path: issue 21, finding 5).
+    http-request set-var(txn.c) path,field(3,/) if {{ path_beg /r/ /ws/ }}
+    http-request set-var(txn.c) path,field(4,/) if {{ path_beg /api/rooms/ }}
+    acl coded var(txn.c) -m found
+    http-request set-var(txn.room) var(txn.c),url_dec,regsub([-[:space:]],,g),upper if coded
     balance hash var(txn.room)  # no code (/, /static, POST /api/rooms): spread over the nodes
     hash-type consistent
     option httpchk GET /healthz

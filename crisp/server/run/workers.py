@@ -80,6 +80,7 @@ class Workers:
             **os.environ,
             "CRISP_WORKERS": "1",
             "CRISP_NODE_ID": f"{node}-w{i + 1}",
+            # HAProxy reaches the workers from 127.0.0.1 (they listen there only): trusted alone
             "CRISP_FORWARDED_ALLOW_IPS": '["127.0.0.1"]',
         }
 

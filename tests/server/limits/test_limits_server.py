@@ -189,10 +189,15 @@ def test_a_room_with_an_old_five_letter_code_loads_and_is_joinable(tmp_path: Pat
         db.execute("UPDATE log SET code = 'JAKNK'")
     db.close()
     with serve(tmp_path) as server:
-        status, _, summary_ = http(server, "GET", "/api/rooms/jaknk")
+        # Another spelling is redirected to the canonical path (issue 21, finding 5).
+        status, got, _ = http(server, "GET", "/api/rooms/jaknk")
+        assert status == 308 and got["location"] == "/api/rooms/JAKNK"
+        status, _, summary_ = http(server, "GET", got["location"])
         assert status == 200 and summary_["code"] == "JAKNK"
         assert http(server, "GET", "/r/JAKNK")[0] == 200
-        joined = http(server, "POST", "/api/rooms/jak%20nk/join", {"name": "Bo"})
+        status, got, _ = http(server, "POST", "/api/rooms/jak%20nk/join", {"name": "Bo"})
+        assert status == 308 and got["location"] == "/api/rooms/JAKNK/join"
+        joined = http(server, "POST", got["location"], {"name": "Bo"})
         assert joined[0] == 201 and joined[2]["code"] == "JAKNK"
 
         async def run() -> None:

@@ -155,8 +155,9 @@ async def started_pair(srv: SimServer) -> tuple[Client, Client]:
 
 def test_whole_game_through_the_lobby(tmp_path: Path) -> None:
     """Lobby → options → start → play to game_over → record (409 then 200, replays to the same
-    totals and winners, R-GAME-END) → phase over → rematch back to the lobby. Joining works with
-    the code typed in lower case with spaces; only the host may set options, start, rematch."""
+    totals and winners, R-GAME-END) → phase over → rematch back to the lobby. A code typed in
+    lower case with spaces is redirected to its canonical spelling (its WebSocket is served as
+    typed); only the host may set options, start, rematch."""
 
     async def main(srv: SimServer) -> None:
         srv.start()
@@ -165,9 +166,13 @@ def test_whole_game_through_the_lobby(tmp_path: Path) -> None:
         assert host["seat"] == 0
         ben = await srv.join(code, "Ben")
         typed = f" {code[:2].lower()} {code[2:].lower()} "  # as someone would type it
-        chloe = await srv.join(quote(typed), "Chloé")
+        # Another spelling is redirected (308) to the canonical path (issue 21, finding 5).
+        status, _ = await srv.request("POST", f"/api/rooms/{quote(typed)}/join", {"name": "C"})
+        assert status == 308
+        chloe = await srv.join(code, "Chloé")
         assert chloe["code"] == code and chloe["seat"] == 2
-        status, summary = await srv.request("GET", f"/api/rooms/{quote(typed)}")
+        assert (await srv.request("GET", f"/api/rooms/{quote(typed)}"))[0] == 308
+        status, summary = await srv.request("GET", f"/api/rooms/{code}")
         assert status == 200 and summary["code"] == code
         ps = [
             Player(srv, code, host["token"], "Ana", seed=1),
