@@ -116,7 +116,7 @@ class ClientAddress:
                         forwarded.append(value.decode("latin-1"))
                     elif name == b"x-forwarded-proto":
                         proto = value.decode("latin-1").split(",")[-1].strip().lower()
-                scope = dict(scope)
+                # in place, as uvicorn's own middleware does: its access log reads this scope
                 host = self.trusted.client(peer[0], forwarded)
                 if host != peer[0]:
                     scope["client"] = (host, 0)
