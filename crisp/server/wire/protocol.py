@@ -1,7 +1,8 @@
 """The WebSocket protocol: a pydantic model for every message, both ways.
 
 ``docs/protocol.md`` is generated from these models (``python tools/protocol_doc.py``) and a test
-keeps it current. Every message is one JSON object in one text frame, with a ``type``.
+keeps it current. Every message is one JSON object with a ``type``: a client sends one per text
+frame; a server's text frame is one message, or a JSON array of several, in order (``frames.py``).
 """
 
 from __future__ import annotations
