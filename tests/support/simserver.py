@@ -320,7 +320,7 @@ class Pipe:
     async def send_text(self, text: str) -> None:
         if self.closed:
             raise RuntimeError("the socket is closed")
-        self.client.take(json.loads(text))
+        self.client.take_frame(text)
 
     async def close(self, code: int = 1000) -> None:
         """The server closes: the client sees the code; the server's reader sees the end."""

@@ -39,14 +39,32 @@ ENGINE_TYPES = frozenset(
 SLOTS = ("left", "middle", "right")
 
 
+def messages_of(raw: str | bytes) -> list[dict[str, Any]]:
+    """The messages of one server frame: one JSON object, or an array of them, in order
+    (docs/protocol.md, Frames). An empty or nested array is a protocol error."""
+    frame = json.loads(raw)
+    if not isinstance(frame, list):
+        return [frame]
+    assert frame, "an empty array frame"
+    assert all(isinstance(m, dict) for m in frame), f"an array frame of non-messages: {frame!r}"
+    return frame
+
+
 class Client:
     def __init__(
-        self, server: ServerProcess, code: str, token: str | None = None, label: str = ""
+        self,
+        server: ServerProcess,
+        code: str,
+        token: str | None = None,
+        label: str = "",
+        arrays: bool = True,
     ) -> None:
         self.server = server
         self.code = code
         self.token = token
         self.label = label
+        self.arrays = arrays  # hello with frames "array": several messages a frame
+        self.frames = 0  # text frames received
         self.ws: Any = None
         self.received: list[dict[str, Any]] = []  # every message, in order, over all connections
         self.v = 0
@@ -70,14 +88,15 @@ class Client:
         self._reader = asyncio.get_running_loop().create_task(self._read())
         if hello:
             start = len(self.received)
-            await self.send({"type": "hello", "token": self.token})
+            hello: dict[str, Any] = {"type": "hello", "token": self.token}
+            await self.send({**hello, "frames": "array"} if self.arrays else hello)
             await self.wait(lambda m: m["type"] in ("state", "error"), since=start)
         return self
 
     async def _read(self) -> None:
         try:
             async for raw in self.ws:
-                self.take(json.loads(raw))
+                self.take_frame(raw)
         except websockets.ConnectionClosed:
             pass
         finally:
@@ -85,6 +104,12 @@ class Client:
                 self.close_code = self.ws.close_code
             self.closed.set()
             self._news.set()
+
+    def take_frame(self, raw: str | bytes) -> None:
+        """One frame received: its messages, each taken in order (docs/protocol.md, Frames)."""
+        self.frames += 1
+        for msg in messages_of(raw):
+            self.take(msg)
 
     def take(self, msg: dict[str, Any]) -> None:
         """One message received: kept, and the seat, member and version it tells followed."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 import statistics
 from collections import OrderedDict, deque
 
-from crisp.engine.common.messages import encode
 from crisp.server.clock import Clock
 from crisp.server.rooms.peer import Peer
+from crisp.server.wire.encoder import dumps as encode
 
 
 class RoundTrips:

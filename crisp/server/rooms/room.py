@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from crisp.engine.common.messages import encode
 from crisp.server.clock import Clock, GameClock, Timer
 from crisp.server.observe.metrics import Metrics
 from crisp.server.rooms import messages
@@ -44,6 +43,7 @@ from crisp.server.store.leases import LeaseLost
 from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage
 from crisp.server.wire.closecodes import CloseCode
+from crisp.server.wire.encoder import dumps as encode
 
 log = logging.getLogger("crisp.server")
 

@@ -47,6 +47,11 @@ class Hello(_Msg):
         max_length=128,
         description="your seat token (from joining over HTTP); null or left out: watch",
     )
+    frames: Literal["one", "array"] = Field(
+        "one",
+        description='`"array"`: the server may send several messages in one frame, as a JSON '
+        "array (see [Frames](#frames)); left out: one message per frame",
+    )
 
 
 class Act(_Msg):
