@@ -358,7 +358,7 @@ class Client(wsclient.Client):
             raise Refused403(pipe.code)  # closed before it was accepted
         if hello:
             start = len(self.received)
-            await self.send({"type": "hello", "token": self.token})
+            await self.send(self.hello())
             await self.wait(lambda m: m["type"] in ("state", "error"), since=start)
         return self
 

@@ -65,6 +65,7 @@ class Client:
         self.label = label
         self.arrays = arrays  # hello with frames "array": several messages a frame
         self.frames = 0  # text frames received
+        self.frame_of: list[int] = []  # for each message received, the number of its frame
         self.ws: Any = None
         self.received: list[dict[str, Any]] = []  # every message, in order, over all connections
         self.v = 0
@@ -88,8 +89,7 @@ class Client:
         self._reader = asyncio.get_running_loop().create_task(self._read())
         if hello:
             start = len(self.received)
-            hello: dict[str, Any] = {"type": "hello", "token": self.token}
-            await self.send({**hello, "frames": "array"} if self.arrays else hello)
+            await self.send(self.hello())
             await self.wait(lambda m: m["type"] in ("state", "error"), since=start)
         return self
 
@@ -105,6 +105,11 @@ class Client:
             self.closed.set()
             self._news.set()
 
+    def hello(self) -> dict[str, Any]:
+        """The hello this client says (with frames "array" unless told not to)."""
+        hello: dict[str, Any] = {"type": "hello", "token": self.token}
+        return {**hello, "frames": "array"} if self.arrays else hello
+
     def take_frame(self, raw: str | bytes) -> None:
         """One frame received: its messages, each taken in order (docs/protocol.md, Frames)."""
         self.frames += 1
@@ -114,6 +119,7 @@ class Client:
     def take(self, msg: dict[str, Any]) -> None:
         """One message received: kept, and the seat, member and version it tells followed."""
         self.received.append(msg)
+        self.frame_of.append(self.frames)
         if msg.get("type") in ("welcome", "state"):
             you = msg["you"]
             self.seat, self.member = you["seat"], you["member"]
@@ -147,7 +153,8 @@ class Client:
             left = end - loop.time()
             if left <= 0:
                 tail = self.received[-5:]
-                raise AssertionError(f"{self.label}: timed out waiting; last: {tail}")
+                kinds = [m.get("type") for m in self.received]
+                raise AssertionError(f"{self.label}: timed out waiting; last: {tail}; {kinds}")
             self._news.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._news.wait(), left)
