@@ -222,6 +222,7 @@ class Player(Client):
         self.called = False
         self.playing = True
         self.continued = -1
+        self.answer_probes = False  # answer each probe at once, as a phone does (R-WINDOW-LAG)
 
     def later(self, game_seconds: float, coro: Any) -> None:
         async def run() -> None:
@@ -263,7 +264,9 @@ class Player(Client):
     async def react(self, msg: dict[str, Any]) -> None:
         typ = msg.get("type")
         me = self.seat
-        if typ == "game":
+        if typ == "probe" and self.answer_probes:
+            await self.send({"type": "probe_ack", "n": msg["n"]})
+        elif typ == "game":
             self.options, self.players = msg["options"], len(msg["players"])
         elif typ == "state" and msg.get("view"):
             self.options = msg["view"]["options"]
