@@ -6,10 +6,11 @@ the median of the last ``rtt_samples``. A seat's allowance is half of it in game
 capped by ``window_lag_cap_ms``; 0 until a round trip is measured.
 
 Cheaper probes (issue 22): a connection whose estimate is settled (``rtt_samples`` round trips
-measured, the last within ``STRAY`` of their median) is probed only every
+measured, none straying from the median, ``near``, since) is probed only every
 ``probe_settled_every_s``, give or take a quarter at random (so a room's probes do not come in
-step); an answer that strays from the median makes it unsettled, probed every ``probe_every_s``
-again until the median has caught up. A connection that does not answer stays unsettled."""
+step); an answer that strays makes the next ``rtt_samples`` probes come every ``probe_every_s``
+again, so the median is measured afresh as fast as before. A connection that does not answer
+stays unsettled."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ class RoundTrips:
         self.keep = samples  # probes in flight kept (older ones are forgotten: lost)
         self.next_n = 1
         self.next_due = 0.0  # once settled: when the next probe is due (the room's clock)
+        self.fast_left = samples  # answers still to come at the fast rate (a stray one: all)
 
     def sent(self, now: float) -> int:
         """A probe is sent at ``now``: its ``n``."""
@@ -48,6 +50,10 @@ class RoundTrips:
         if sent is None:
             return None
         rtt = max(0.0, now - sent)
+        if self.samples and not near(rtt, statistics.median(self.samples)):
+            self.fast_left = self.keep  # the link changed: measure it afresh, fast
+        elif self.fast_left > 0:
+            self.fast_left -= 1
         self.samples.append(rtt)
         return rtt
 
@@ -55,11 +61,9 @@ class RoundTrips:
         return statistics.median(self.samples) if self.samples else None
 
     def settled(self) -> bool:
-        """Every sample measured, and the last one near their median (``near``)."""
-        if len(self.samples) < self.keep:
-            return False
-        median = statistics.median(self.samples)
-        return near(self.samples[-1], median)
+        """Every sample measured, and none strayed from the median since the last
+        ``rtt_samples`` (a stray answer makes the next ``rtt_samples`` fast ones due)."""
+        return self.fast_left == 0 and len(self.samples) >= self.keep
 
 
 #: An answer strays from the median when it is more than twice or less than half of it, and
