@@ -62,6 +62,9 @@ CRISP_AFTER = 24  # turns in a round before a player calls crisp in its window
 TIMED = frozenset(("draw", "discard", "swap", "king", "crisp"))
 HOST = "127.0.0.1"
 loads = json.loads
+# hello with frames "array" (docs/protocol.md, Frames); CRISP_BENCH_FRAMES=one: one message per
+# frame (for a server from before frames, which refuses the field)
+FRAMES = {} if os.environ.get("CRISP_BENCH_FRAMES") == "one" else {"frames": "array"}
 
 
 # -- processes ----------------------------------------------------------------------------------
@@ -159,13 +162,15 @@ class Server:
 class Stats:
     measuring: bool = False
     start: float = 0.0
-    msgs: int = 0
+    msgs: int = 0  # messages (events) received by all the sockets
+    frames: int = 0  # text frames received (a frame may hold several messages)
+    probes: int = 0  # of the messages: round-trip probes
     actions: int = 0
     latencies: list[float] = field(default_factory=list)
     errors: collections.Counter[str] = field(default_factory=collections.Counter)
 
     def begin(self) -> None:
-        self.msgs = self.actions = 0
+        self.msgs = self.frames = self.probes = self.actions = 0
         self.latencies = []
         self.start = time.perf_counter()
         self.measuring = True
@@ -184,6 +189,8 @@ class Window:
 
     seconds: float
     msgs_per_s: float
+    frames_per_s: float
+    probe_share: float
     actions_per_s: float
     p50_ms: float
     p95_ms: float
@@ -199,6 +206,14 @@ class Window:
             prefix + k: v
             for k, v in {
                 "msgs_per_s": round(self.msgs_per_s),
+                "frames_per_s": round(self.frames_per_s),
+                "msgs_per_action": round(self.msgs_per_s / self.actions_per_s, 2)
+                if self.actions_per_s
+                else None,
+                "frames_per_action": round(self.frames_per_s / self.actions_per_s, 2)
+                if self.actions_per_s
+                else None,
+                "probe_share": round(self.probe_share, 3),
                 "actions_per_s": round(self.actions_per_s),
                 "p50_ms": round(self.p50_ms, 2),
                 "p95_ms": round(self.p95_ms, 2),
@@ -206,6 +221,11 @@ class Window:
                 "max_ms": round(self.max_ms, 2),
                 "timed_actions": self.timed,
                 "server_cpu_pct": round(self.server_cpu_pct, 1),
+                # CPU per message delivered: steadier than msgs/s on a machine shared with
+                # other work (the server waits for its core there, and is not charged for it)
+                "server_cpu_us_per_msg": round(self.server_cpu_pct * 1e4 / self.msgs_per_s, 1)
+                if self.msgs_per_s
+                else None,
                 "generator_cpu_pct": round(self.generator_cpu_pct, 1),
                 "errors": self.errors,
             }.items()
@@ -224,6 +244,8 @@ async def measure(stats: Stats, pid: int, warmup: float, seconds: float) -> Wind
     return Window(
         seconds=elapsed,
         msgs_per_s=stats.msgs / elapsed,
+        frames_per_s=stats.frames / elapsed,
+        probe_share=stats.probes / stats.msgs if stats.msgs else 0.0,
         actions_per_s=stats.actions / elapsed,
         p50_ms=statistics.median(ms) if ms else float("nan"),
         p95_ms=percentile(ms, 0.95),
@@ -393,16 +415,33 @@ TIMED_B = {t.encode(): t for t in TIMED}
 PARSED = frozenset((b"error", b"round", b"room", b"state", b"welcome", b"game", b"reveal"))
 
 
+PARSED_S = frozenset(t.decode() for t in PARSED)
+
+
 def on_game_text(conn: WsConn, data: bytes) -> None:
-    """One message to a player. The frequent ones are read from their bytes (the server's compact
-    JSON: ``"type"`` near the start, ``"seat"`` after it, ``"v"`` last); the rest are parsed."""
+    """One frame to a player: one message, or an array of several (docs/protocol.md, Frames:
+    parsed, each handled in turn). A lone message of the frequent kinds is read from its bytes
+    (the server's compact JSON: ``"type"`` near the start, ``"seat"`` after it, ``"v"`` last);
+    the rest are parsed."""
     p: Player = conn.owner
     room = p.room
     stats = room.stats
+    if data[:1] == b"[":
+        msgs = loads(data)
+        if stats.measuring:
+            stats.frames += 1
+            stats.msgs += len(msgs)
+        for msg in msgs:
+            on_game_dict(p, msg)
+        return
     if stats.measuring:
         stats.msgs += 1
+        stats.frames += 1
     i = data.find(b'"type":"') + 8
     typ = data[i : data.find(b'"', i)]
+    if typ == b"probe":
+        on_probe(p, loads(data))
+        return
     if typ in PARSED or not data.endswith(b"}"):
         on_game_message(p, loads(data))
         return
@@ -431,6 +470,51 @@ def on_game_text(conn: WsConn, data: bytes) -> None:
             p.act("crisp")
     elif typ == b"turn" and seat == p.seat:
         on_game_message(p, loads(data))
+
+
+def on_probe(p: Player, msg: dict[str, Any]) -> None:
+    """A round-trip probe: answered at once, as a phone does (R-WINDOW-LAG)."""
+    stats = p.room.stats
+    if stats.measuring:
+        stats.probes += 1
+    p.send({"type": "probe_ack", "n": msg["n"]})
+
+
+def on_game_dict(p: Player, msg: dict[str, Any]) -> None:
+    """One message of an array frame, parsed: what ``on_game_text`` does with its bytes."""
+    typ = msg.get("type")
+    if typ == "probe":
+        on_probe(p, msg)
+        return
+    if typ in PARSED_S:
+        on_game_message(p, msg)
+        return
+    room = p.room
+    v = msg.get("v")
+    if isinstance(v, int) and v > p.v:
+        p.v = v
+    seat = msg.get("seat")
+    seat = seat if isinstance(seat, int) else -1
+    if typ in TIMED:
+        assert isinstance(typ, str)
+        room.arrived(p, typ, seat)
+        if typ == "draw" and seat == p.seat and "card" in msg:
+            on_game_message(p, msg)
+        elif typ == "crisp":
+            room.caller = seat
+    elif typ == "turn_end":
+        if p.index == 0:
+            room.turns += 1
+        if (
+            seat == p.seat
+            and room.caller is None
+            and room.turns >= CRISP_AFTER
+            and msg.get("window_until") is not None
+        ):
+            room.caller = seat
+            p.act("crisp")
+    elif typ == "turn" and seat == p.seat:
+        on_game_message(p, msg)
 
 
 def on_game_message(p: Player, msg: dict[str, Any]) -> None:
@@ -541,7 +625,7 @@ async def open_game(port: int, rooms: int, stats: Stats, pace: Pace) -> list[Gam
 
             async def job(p: Player = p, code: str = code) -> None:
                 p.conn = await connect(HOST, port, f"/ws/{code}", on_game_text, p)
-                p.send({"type": "hello", "token": p.token})
+                p.send({"type": "hello", "token": p.token, **FRAMES})
 
             jobs.append(job)
     await in_parallel(jobs, 64)
@@ -619,6 +703,7 @@ def on_base_text(conn: WsConn, data: bytes) -> None:
     stats = room.stats
     if stats.measuring:
         stats.msgs += 1
+        stats.frames += 1
     j = data.find(b'"n":') + 4
     n = int(data[j : data.find(b",", j)])
     entry = room.pending.get(n)
@@ -813,7 +898,9 @@ def print_throughput(r: dict[str, Any]) -> None:
         f"{r['machine']}; server on core {r['server_core']}, generator on {r['generator_core']}"
     )
     print(
-        f"  game:     {r['game_actions_per_s']} actions/s, {r['game_msgs_per_s']} msgs/s; "
+        f"  game:     {r['game_actions_per_s']} actions/s, {r['game_msgs_per_s']} msgs/s "
+        f"in {r['game_frames_per_s']} frames/s ({r['game_msgs_per_action']} msgs, "
+        f"{r['game_frames_per_action']} frames per action; probes {r['game_probe_share']}); "
         f"action->last seat p50 {r['game_p50_ms']} ms, p95 {r['game_p95_ms']} ms, "
         f"p99 {r['game_p99_ms']} ms; server CPU {r['game_server_cpu_pct']}%, "
         f"generator CPU {r['game_generator_cpu_pct']}%; refused {r['game_errors'] or 0}"
@@ -840,7 +927,9 @@ def print_throughput(r: dict[str, Any]) -> None:
 def print_human(r: dict[str, Any]) -> None:
     print(
         f"Human pace, {r['rooms']} rooms of 8 (clock speed 1): {r['actions_per_s']} actions/s, "
-        f"{r['msgs_per_s']} msgs/s; p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms, "
+        f"{r['msgs_per_s']} msgs/s in {r['frames_per_s']} frames/s ({r['msgs_per_action']} msgs, "
+        f"{r['frames_per_action']} frames per action; probes {r['probe_share']}); "
+        f"p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms, "
         f"max {r['max_ms']} ms; server CPU {r['server_cpu_pct']}%, generator CPU "
         f"{r['generator_cpu_pct']}%; server RSS {r['server_rss_open_mb']} MB with the rooms, "
         f"peak {r['server_peak_rss_mb']} MB ({r['kb_per_room']} KB/room); refused "

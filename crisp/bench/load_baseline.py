@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import socket
 import sys
 
@@ -65,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
         port=args.port,
         log_level=settings.log_level,
         access_log=settings.access_log,
+        # CRISP_BENCH_WS: uvicorn's WebSocket implementation (auto: websockets-sansio, as the
+        # game server's guarded one; websockets; wsproto if installed), to compare them
+        ws=os.environ.get("CRISP_BENCH_WS", "auto"),
         ws_max_size=settings.max_message_bytes,
         ws_per_message_deflate=False,
         ws_ping_interval=20,

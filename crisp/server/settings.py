@@ -70,6 +70,14 @@ class Settings(BaseSettings):
     rtt_samples: int = Field(
         8, ge=1, le=64, description="the round trips whose median is a connection's estimate"
     )
+    probe_settled_every_s: float = Field(
+        10.0,
+        gt=0,
+        le=60,
+        description="how often (real seconds, give or take a quarter at random) a connection "
+        "whose round trip is settled (rtt_samples measured, the last near their median) is "
+        "probed; probe_every_s again as soon as an answer strays",
+    )
     games: list[str] = Field(
         default_factory=lambda: list(DEFAULT_GAMES),
         description="the games this server hosts, as module:attribute (the first is the default)",

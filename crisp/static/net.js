@@ -56,7 +56,9 @@ export class Connection extends EventTarget {
       if (this.ws !== ws) return;
       this.tries = 0;
       this.lastHeard = performance.now();
-      ws.send(JSON.stringify(this.token ? { type: "hello", token: this.token } : { type: "hello" }));
+      // frames "array": the server may send several messages in one frame (docs/protocol.md, Frames)
+      const hello = this.token ? { type: "hello", token: this.token } : { type: "hello" };
+      ws.send(JSON.stringify({ ...hello, frames: "array" }));
       clearInterval(this.pinger);
       this.pinger = setInterval(() => this.beat(ws), this.heartbeatMs);
     };
@@ -65,13 +67,17 @@ export class Connection extends EventTarget {
       const arrived = performance.now();
       this.lastHeard = arrived;
       if (this.status !== "open") this.setStatus("open"); // open once the server is heard
-      let msg;
+      let frame;
       try {
-        msg = JSON.parse(event.data);
+        frame = JSON.parse(event.data);
       } catch {
         return;
       }
-      if (msg.type !== "pong") this.emit("message", { msg, arrived });
+      // One message, or several in order (an array): each is its own "message" event.
+      for (const msg of Array.isArray(frame) ? frame : [frame]) {
+        if (this.ws !== ws) return; // a message before this one closed the socket
+        if (msg && msg.type !== "pong") this.emit("message", { msg, arrived });
+      }
     };
     ws.onclose = (event) => {
       if (this.ws !== ws) return;

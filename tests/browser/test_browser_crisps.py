@@ -35,6 +35,7 @@ from crisps_fake import CODE, FakeCrispsRoom, pages
 from leakcheck_crisps import check_stream, strip_server
 from playwright.sync_api import expect
 from statichost import StaticHost
+from wsclient import messages_of
 
 from crisp.engine.crisps.options import CrispsOptions
 
@@ -402,7 +403,7 @@ def record_frames(phone: Phone) -> None:
     phone.ws_frames = []  # type: ignore[attr-defined]
 
     def on_ws(ws: Any) -> None:
-        ws.on("framereceived", lambda payload: phone.ws_frames.append(json.loads(payload)))  # type: ignore[attr-defined]
+        ws.on("framereceived", lambda payload: phone.ws_frames.extend(messages_of(payload)))  # type: ignore[attr-defined]
 
     phone.page.on("websocket", on_ws)
 

@@ -67,10 +67,14 @@ class HeldRoom:
         server_side = ws.connect_to_server()
 
         def from_server(message: str | bytes) -> None:
-            if self.holding and json.loads(message)["type"] == "room":
-                self.held.append(message)
-            else:
-                ws.send(message)
+            parts = [message]  # an array frame (docs/protocol.md, Frames): each message alone
+            if isinstance(message, str) and message.startswith("["):
+                parts = [json.dumps(m) for m in json.loads(message)]
+            for part in parts:
+                if self.holding and json.loads(part)["type"] == "room":
+                    self.held.append(part)
+                else:
+                    ws.send(part)
 
         server_side.on_message(from_server)
 

@@ -266,8 +266,9 @@ class Frames:
     def _frame(self, payload: str | bytes) -> None:
         import json
 
-        if isinstance(payload, str):
-            self.received.append(json.loads(payload))
+        if isinstance(payload, str):  # one message, or an array of them (protocol.md, Frames)
+            frame = json.loads(payload)
+            self.received.extend(frame if isinstance(frame, list) else [frame])
 
 
 class TapPlayer:

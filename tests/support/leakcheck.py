@@ -263,6 +263,10 @@ class Tracker:
         """Check one message, then move the cards it moves. Once lost, check nothing more."""
         if self.broken:
             return
+        if isinstance(msg, list):  # a frame of several messages: each is checked, in order
+            for inner in msg:
+                self.feed(inner)
+            return
         self.index += 1
         if not isinstance(msg, Mapping):
             self.fail(f"message {self.index}: not a JSON object: {msg!r}")

@@ -152,7 +152,9 @@ def check_stream(
 ) -> list[str]:
     """Every problem of ``seat``'s stream (None: a watcher) for the game of ``record``."""
     model, problems = Model(record, seat), []
-    for i, msg in enumerate(msgs):
+    # a frame of several messages (docs/protocol.md, Frames): each inner message is checked
+    flat = [m for x in msgs for m in (x if isinstance(x, list) else [x])]
+    for i, msg in enumerate(flat):
         where = f"message {i} ({msg.get('type')})"
         if msg.get("type") == "state":
             if msg.get("view") is not None:

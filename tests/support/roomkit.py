@@ -62,6 +62,7 @@ class FakePhone:
         self.seat: int | None = None
         self.greeted = False
         self.closed = False
+        self.arrays = False  # this fake gets each message alone (the room never frames)
         self.close_code: CloseCode | None = None
         self.got: list[Msg] = []
 

@@ -320,7 +320,7 @@ class Pipe:
     async def send_text(self, text: str) -> None:
         if self.closed:
             raise RuntimeError("the socket is closed")
-        self.client.take(json.loads(text))
+        self.client.take_frame(text)
 
     async def close(self, code: int = 1000) -> None:
         """The server closes: the client sees the code; the server's reader sees the end."""
@@ -358,7 +358,7 @@ class Client(wsclient.Client):
             raise Refused403(pipe.code)  # closed before it was accepted
         if hello:
             start = len(self.received)
-            await self.send({"type": "hello", "token": self.token})
+            await self.send(self.hello())
             await self.wait(lambda m: m["type"] in ("state", "error"), since=start)
         return self
 

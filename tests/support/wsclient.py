@@ -39,14 +39,33 @@ ENGINE_TYPES = frozenset(
 SLOTS = ("left", "middle", "right")
 
 
+def messages_of(raw: str | bytes) -> list[dict[str, Any]]:
+    """The messages of one server frame: one JSON object, or an array of them, in order
+    (docs/protocol.md, Frames). An empty or nested array is a protocol error."""
+    frame = json.loads(raw)
+    if not isinstance(frame, list):
+        return [frame]
+    assert frame, "an empty array frame"
+    assert all(isinstance(m, dict) for m in frame), f"an array frame of non-messages: {frame!r}"
+    return frame
+
+
 class Client:
     def __init__(
-        self, server: ServerProcess, code: str, token: str | None = None, label: str = ""
+        self,
+        server: ServerProcess,
+        code: str,
+        token: str | None = None,
+        label: str = "",
+        arrays: bool = True,
     ) -> None:
         self.server = server
         self.code = code
         self.token = token
         self.label = label
+        self.arrays = arrays  # hello with frames "array": several messages a frame
+        self.frames = 0  # text frames received
+        self.frame_of: list[int] = []  # for each message received, the number of its frame
         self.ws: Any = None
         self.received: list[dict[str, Any]] = []  # every message, in order, over all connections
         self.v = 0
@@ -70,14 +89,14 @@ class Client:
         self._reader = asyncio.get_running_loop().create_task(self._read())
         if hello:
             start = len(self.received)
-            await self.send({"type": "hello", "token": self.token})
+            await self.send(self.hello())
             await self.wait(lambda m: m["type"] in ("state", "error"), since=start)
         return self
 
     async def _read(self) -> None:
         try:
             async for raw in self.ws:
-                self.take(json.loads(raw))
+                self.take_frame(raw)
         except websockets.ConnectionClosed:
             pass
         finally:
@@ -86,9 +105,21 @@ class Client:
             self.closed.set()
             self._news.set()
 
+    def hello(self) -> dict[str, Any]:
+        """The hello this client says (with frames "array" unless told not to)."""
+        hello: dict[str, Any] = {"type": "hello", "token": self.token}
+        return {**hello, "frames": "array"} if self.arrays else hello
+
+    def take_frame(self, raw: str | bytes) -> None:
+        """One frame received: its messages, each taken in order (docs/protocol.md, Frames)."""
+        self.frames += 1
+        for msg in messages_of(raw):
+            self.take(msg)
+
     def take(self, msg: dict[str, Any]) -> None:
         """One message received: kept, and the seat, member and version it tells followed."""
         self.received.append(msg)
+        self.frame_of.append(self.frames)
         if msg.get("type") in ("welcome", "state"):
             you = msg["you"]
             self.seat, self.member = you["seat"], you["member"]
@@ -122,7 +153,8 @@ class Client:
             left = end - loop.time()
             if left <= 0:
                 tail = self.received[-5:]
-                raise AssertionError(f"{self.label}: timed out waiting; last: {tail}")
+                kinds = [m.get("type") for m in self.received]
+                raise AssertionError(f"{self.label}: timed out waiting; last: {tail}; {kinds}")
             self._news.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._news.wait(), left)
@@ -190,6 +222,7 @@ class Player(Client):
         self.called = False
         self.playing = True
         self.continued = -1
+        self.answer_probes = False  # answer each probe at once, as a phone does (R-WINDOW-LAG)
 
     def later(self, game_seconds: float, coro: Any) -> None:
         async def run() -> None:
@@ -231,7 +264,9 @@ class Player(Client):
     async def react(self, msg: dict[str, Any]) -> None:
         typ = msg.get("type")
         me = self.seat
-        if typ == "game":
+        if typ == "probe" and self.answer_probes:
+            await self.send({"type": "probe_ack", "n": msg["n"]})
+        elif typ == "game":
             self.options, self.players = msg["options"], len(msg["players"])
         elif typ == "state" and msg.get("view"):
             self.options = msg["view"]["options"]

@@ -290,6 +290,7 @@ class Hub:
                 room.error(conn, full, "hello")
                 conn.close(CloseCode.ROOM_FULL)
                 return
+        conn.arrays = msg.frames == "array"
         room.hello(conn, member)
         if member is not None:
             log.info("room %s: member %d connected", room.code, member.id)

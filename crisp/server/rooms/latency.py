@@ -3,16 +3,24 @@ room sends every connection a ``probe`` (``{"type": "probe", "n": k}``) at least
 ``probe_every_s``; the phone answers at once with ``probe_ack`` and the same ``n``. The time from
 queueing the probe to reading its answer, on the room's clock, is one round trip; the estimate is
 the median of the last ``rtt_samples``. A seat's allowance is half of it in game milliseconds,
-capped by ``window_lag_cap_ms``; 0 until a round trip is measured."""
+capped by ``window_lag_cap_ms``; 0 until a round trip is measured.
+
+Cheaper probes (issue 22): a connection whose estimate is settled (``rtt_samples`` round trips
+measured, none straying from the median, ``near``, since) is probed only every
+``probe_settled_every_s``, give or take a quarter at random (so a room's probes do not come in
+step); an answer that strays makes the next ``rtt_samples`` probes come every ``probe_every_s``
+again, so the median is measured afresh as fast as before. A connection that does not answer
+stays unsettled."""
 
 from __future__ import annotations
 
+import random
 import statistics
 from collections import OrderedDict, deque
 
-from crisp.engine.common.messages import encode
 from crisp.server.clock import Clock
 from crisp.server.rooms.peer import Peer
+from crisp.server.wire.encoder import dumps as encode
 
 
 class RoundTrips:
@@ -23,6 +31,8 @@ class RoundTrips:
         self.pending: OrderedDict[int, float] = OrderedDict()  # n -> when it was sent
         self.keep = samples  # probes in flight kept (older ones are forgotten: lost)
         self.next_n = 1
+        self.next_due = 0.0  # once settled: when the next probe is due (the room's clock)
+        self.fast_left = samples  # answers still to come at the fast rate (a stray one: all)
 
     def sent(self, now: float) -> int:
         """A probe is sent at ``now``: its ``n``."""
@@ -40,11 +50,32 @@ class RoundTrips:
         if sent is None:
             return None
         rtt = max(0.0, now - sent)
+        if self.samples and not near(rtt, statistics.median(self.samples)):
+            self.fast_left = self.keep  # the link changed: measure it afresh, fast
+        elif self.fast_left > 0:
+            self.fast_left -= 1
         self.samples.append(rtt)
         return rtt
 
     def median(self) -> float | None:
         return statistics.median(self.samples) if self.samples else None
+
+    def settled(self) -> bool:
+        """Every sample measured, and none strayed from the median since the last
+        ``rtt_samples`` (a stray answer makes the next ``rtt_samples`` fast ones due)."""
+        return self.fast_left == 0 and len(self.samples) >= self.keep
+
+
+#: An answer strays from the median when it is more than twice or less than half of it, and
+#: more than 20 ms away (10 ms of allowance: the jitter of a good link is not a change).
+STRAY_FACTOR = 2.0
+STRAY_ABS_S = 0.02
+
+
+def near(rtt: float, median: float) -> bool:
+    if abs(rtt - median) <= STRAY_ABS_S:
+        return True
+    return median / STRAY_FACTOR <= rtt <= median * STRAY_FACTOR
 
 
 def allowance_ms(rtt: float | None, speed: float, cap_ms: int) -> int:
@@ -59,18 +90,33 @@ class Probes:
     """The round trips of a room's connections: probes sent, answers timed on the room's clock,
     and the allowance of a move sent over a connection."""
 
-    def __init__(self, clock: Clock, samples: int, cap_ms: int) -> None:
+    def __init__(
+        self, clock: Clock, samples: int, cap_ms: int, settled_every_s: float | None = None
+    ) -> None:
         self.clock = clock
         self.samples = samples
         self.cap_ms = cap_ms
+        self.settled_every_s = settled_every_s  # None: every probe_every_s, settled or not
         self.trips: dict[Peer, RoundTrips] = {}
+        self.rng = random.Random()  # the jitter of settled probes (not a secret)
+
+    def due(self, conn: Peer) -> bool:
+        """Whether ``conn`` is probed at this tick of the room's ``probe_every_s``: always
+        unless its estimate is settled, then when its next settled probe is due."""
+        trips = self.trips.get(conn)
+        if trips is None or self.settled_every_s is None or not trips.settled():
+            return True
+        return self.clock.now() >= trips.next_due
 
     def probe(self, conn: Peer) -> None:
         """Send ``conn`` a probe now."""
         trips = self.trips.get(conn)
         if trips is None:
             trips = self.trips[conn] = RoundTrips(self.samples)
-        conn.send(encode({"type": "probe", "n": trips.sent(self.clock.now())}))
+        now = self.clock.now()
+        if self.settled_every_s is not None:
+            trips.next_due = now + self.settled_every_s * self.rng.uniform(0.75, 1.25)
+        conn.send(encode({"type": "probe", "n": trips.sent(now)}))
 
     def answered(self, conn: Peer, n: int) -> None:
         """``conn`` answered probe ``n`` now (an unknown or repeated ``n`` is ignored)."""

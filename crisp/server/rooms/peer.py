@@ -13,6 +13,7 @@ class Peer(Protocol):
     seat: int | None  # the seat in the current game, or None
     greeted: bool
     closed: bool
+    arrays: bool  # frames of several messages, as JSON arrays (hello's ``frames``)
 
     def send(self, text: str) -> None:
         """Queue one message; never waits."""

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from crisp.engine.common.messages import encode
 from crisp.server.clock import Clock, GameClock, Timer
 from crisp.server.observe.metrics import Metrics
 from crisp.server.rooms import messages
@@ -44,6 +43,7 @@ from crisp.server.store.leases import LeaseLost
 from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage
 from crisp.server.wire.closecodes import CloseCode
+from crisp.server.wire.encoder import dumps as encode
 
 log = logging.getLogger("crisp.server")
 
@@ -113,7 +113,12 @@ class Room:
         self.timer: Timer | None = None
         self._stored_lobby: dict[str, Any] | None = None  # the lobby as last stored (or None)
         # R-WINDOW-LAG: each connection's round trips, probed while a game runs
-        self.probes = Probes(clock, settings.rtt_samples, settings.window_lag_cap_ms)
+        self.probes = Probes(
+            clock,
+            settings.rtt_samples,
+            settings.window_lag_cap_ms,
+            settings.probe_settled_every_s,
+        )
         self.probe_timer: Timer | None = None
         # called when a write finds that another node owns the room now (a shared store)
         self.on_lost: Callable[[Room], None] | None = None
@@ -504,8 +509,9 @@ class Room:
             self._probe_all()
 
     def _probe_all(self) -> None:
+        """Probe every greeted connection that is due (latency.py: a settled one less often)."""
         for conn in self.conns:
-            if conn.greeted:
+            if conn.greeted and self.probes.due(conn):
                 self.probes.probe(conn)
         when = self.clock.now() + self.settings.probe_every_s
         self.probe_timer = self.clock.call_at(when, self._probe_wake)

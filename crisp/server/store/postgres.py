@@ -21,6 +21,7 @@ import psycopg
 from crisp.server.store.leases import LeaseLost, Renewal, RoomBusy
 from crisp.server.store.outage import Outage, StoreUnavailable
 from crisp.server.store.sqlite import Entries, State, StoredRoom
+from crisp.server.wire.encoder import dumps as wire_dumps
 
 log = logging.getLogger("crisp.server")
 
@@ -101,7 +102,7 @@ RETURNING r.code, r.wanted
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return wire_dumps(value)  # the one reusable encoder of the wire and the store
 
 
 class PgStore:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from crisp.server.store.outage import StoreUnavailable
+from crisp.server.wire.encoder import dumps as wire_dumps
 
 log = logging.getLogger("crisp.server")
 StoredRoom = tuple[str, dict[str, Any], float, list[dict[str, Any]]]
@@ -67,7 +68,7 @@ def private(path: Path) -> None:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return wire_dumps(value)  # the one reusable encoder of the wire and the store
 
 
 class Store:

@@ -1,5 +1,6 @@
 """One WebSocket connection: its own send queue and writer task (a slow phone never stalls its
-room), its identity (member and seat, from the token of its ``hello``), and its rate limit."""
+room; each time it runs, the writer sends everything queued as one frame, in one write), its
+identity (member and seat, from the token of its ``hello``), and its rate limit."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import time
 from starlette.websockets import WebSocket
 
 from crisp.server.wire.closecodes import CloseCode
+from crisp.server.wire.frames import frame
 
 log = logging.getLogger("crisp.server")
 
@@ -47,6 +49,7 @@ class Connection:
         self.refused = 0  # messages refused by the rate limit in a row
         self.member: int | None = None  # None: not said hello yet, or a watcher
         self.greeted = False
+        self.arrays = False  # hello's frames "array": several messages per frame
         self.seat: int | None = None  # the seat in the current game, or None (spectator)
         self.closed = False
         self.close_code: int | None = None
@@ -102,10 +105,27 @@ class Connection:
                     await self.wakeup
                     self.wakeup = None
                     continue
-                text = queue.popleft()
-                if text is None:
+                if not self.arrays:  # one message per frame
+                    text = queue.popleft()
+                    if text is None:
+                        break
+                    await ws.send_text(text)
+                    continue
+                # Everything queued goes out in one frame, one write, to a connection that said
+                # hello with frames "array" (docs/protocol.md, Frames): the messages of a change
+                # are queued together, before the writer runs again.
+                texts: list[str] = []
+                end = False
+                while queue:
+                    text = queue.popleft()
+                    if text is None:
+                        end = True
+                        break
+                    texts.append(text)
+                if texts:
+                    await ws.send_text(frame(texts))
+                if end:
                     break
-                await ws.send_text(text)
         except Exception:  # the peer went away; the reader notices too
             self.closed = True
             return

@@ -1,7 +1,8 @@
 """The WebSocket protocol: a pydantic model for every message, both ways.
 
 ``docs/protocol.md`` is generated from these models (``python tools/protocol_doc.py``) and a test
-keeps it current. Every message is one JSON object in one text frame, with a ``type``.
+keeps it current. Every message is one JSON object with a ``type``: a client sends one per text
+frame; a server's text frame is one message, or a JSON array of several, in order (``frames.py``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ class Hello(_Msg):
         None,
         max_length=128,
         description="your seat token (from joining over HTTP); null or left out: watch",
+    )
+    frames: Literal["one", "array"] = Field(
+        "one",
+        description='`"array"`: the server may send several messages in one frame, as a JSON '
+        "array (see [Frames](#frames)); left out: one message per frame",
     )
 
 
@@ -339,8 +345,10 @@ class Pong(_Msg):
 
 
 class Probe(_Msg):
-    """While a game runs, at least every 5 s (the server's ``probe_every_s``), and on a hello
-    mid-game: answer at once with ``probe_ack`` and the same ``n``. Half the median of the last 8
+    """While a game runs, every 2 s (the server's ``probe_every_s``) until 8 round trips are
+    measured, then every 10 s or so (``probe_settled_every_s``, at random within a quarter) while
+    the answers stay near their median, and on a hello mid-game: answer at once with
+    ``probe_ack`` and the same ``n``. Half the median of the last 8
     round trips, capped at 250 ms (``window_lag_cap_ms``), extends the crisp window your turn
     opens (R-WINDOW-LAG; ``turn_end.window_until`` shows it). A phone that does not answer gets
     no allowance; a phone that answers late gets at most the cap."""

@@ -1,0 +1,81 @@
+"""Issue 22, "probes that cost less" (crisp/server/rooms/latency.py): a connection whose round
+trip is settled (8 measured, none straying from the median since) is probed every
+``probe_settled_every_s`` give or take a quarter, not every ``probe_every_s``; an answer that
+strays brings 8 fast probes back, so R-WINDOW-LAG's allowance follows a link that changes as
+before. In-process on a hand-moved clock (tests/support/roomkit.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+from roomkit import FakePhone, Kit
+
+from crisp.server.rooms.latency import RoundTrips, near
+
+SEED = 5
+
+
+async def answering(kit: Kit, phone: FakePhone, seconds: float, rtt: float) -> int:
+    """For ``seconds`` (in steps of 0.05 s), answer each new probe ``rtt`` after it came; the
+    probes that came."""
+    came = 0
+    answered = {m["n"] for m in phone.of("probe")}
+    steps = round(seconds / 0.05)
+    pending: list[tuple[float, int]] = []
+    t = 0.0
+    for _ in range(steps):
+        for m in phone.of("probe"):
+            if m["n"] not in answered:
+                answered.add(m["n"])
+                pending.append((t + rtt, m["n"]))
+                came += 1
+        for due, n in [p for p in pending if p[0] <= t + 1e-9]:
+            pending.remove((due, n))
+            await phone.say({"type": "probe_ack", "n": n})
+        await kit.advance(0.05)
+        t += 0.05
+    return came
+
+
+def test_settled_round_trips_are_probed_less_often_and_a_stray_answer_speeds_up(
+    tmp_path: Path,
+) -> None:
+    async def main() -> None:
+        kit = Kit(tmp_path, fixed_seed=SEED, probe_every_s=2, probe_settled_every_s=10)
+        room, phones = await kit.table(["Ana", "Ben"])
+        room.probes.rng = random.Random(3)  # the jitter, fixed
+        ana = phones[0]
+        fast = await answering(kit, ana, 16, 0.1)  # probes every 2 s: 8 measured
+        assert fast >= 7, fast
+        lag = room.lag_of(ana)
+        assert 50 <= lag <= 75  # half of 0.1 s (and the 0.05 s steps of this test), in game ms
+        settled = await answering(kit, ana, 40, 0.1)
+        assert 3 <= settled <= 6, settled  # every 7.5-12.5 s, not 20 in 40 s
+        assert room.lag_of(ana) == lag  # as fair: the same allowance
+        # the link gets slow: the first stray answer (within 12.5 s) brings 8 probes at 2 s
+        # back, the median measured afresh; slow probes alone would be at most 4
+        changed = await answering(kit, ana, 32, 0.6)
+        assert changed >= 8, changed
+        assert room.lag_of(ana) == 250  # half of 0.6 s is 300 ms: the cap
+
+    asyncio.run(main())
+
+
+def test_settled_means_every_sample_and_the_last_near_the_median() -> None:
+    rt = RoundTrips(4)
+    for i in range(3):
+        rt.answered(rt.sent(float(i)), i + 0.1)
+    assert not rt.settled()  # 3 of 4
+    rt.answered(rt.sent(10.0), 10.1)
+    assert rt.settled()
+    rt.answered(rt.sent(20.0), 20.5)  # 0.5 s against a median of 0.1 s: strays
+    assert not rt.settled()
+    settled_after = []
+    for i in range(8):  # the new round trip: fast until 4 answers in a row are near the median
+        rt.answered(rt.sent(30.0 + i), 30.5 + i)
+        settled_after.append(rt.settled())
+    assert settled_after == [False] * 4 + [True] * 4, settled_after
+    assert rt.median() == 0.5
+    assert near(0.1, 0.11) and near(0.01, 0.025) and not near(0.1, 0.3) and near(0.3, 0.5)
