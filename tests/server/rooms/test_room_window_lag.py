@@ -221,4 +221,5 @@ def test_the_allowance_is_half_the_median_of_the_last_8_never_above_the_cap(
     assert rt.median() == pytest.approx(statistics.median(last), abs=1e-9)
     lag = allowance_ms(rt.median(), speed, cap)
     assert 0 <= lag <= cap
-    assert lag == min(cap, round(statistics.median(last) * speed * 1000 / 2))
+    # within 1 ms: a round trip measured as (100 + rtt) - 100 may round the other way at .5
+    assert abs(lag - min(cap, round(statistics.median(last) * speed * 1000 / 2))) <= 1
