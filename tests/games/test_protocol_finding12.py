@@ -159,7 +159,7 @@ def test_f12_grace_in_a_crisps_room_is_bad_phase_as_documented(tmp_path: Path) -
 
     async def main() -> None:
         kit = Kit(tmp_path, fixed_seed=7)
-        room, phones = await crisps_table(kit)
+        _, phones = await crisps_table(kit)
         await phones[1].drop()
         for seat in (1, 5):
             err = (await phones[0].say({"type": "grace", "seat": seat}))[-1]
@@ -173,8 +173,8 @@ def test_f12_grace_in_a_crisps_room_is_bad_phase_as_documented(tmp_path: Path) -
     grace = PROTOCOL[PROTOCOL.index('<a id="msg-grace">') :]
     grace = re.sub(r"\s+", " ", grace[: grace.index("<a id=", 1)])
     refused = grace[grace.index("**Refused:**") :]
-    assert refused.index("`bad_phase`") < refused.index("`not_found`") < refused.rindex(
-        "`bad_phase`"
+    assert (
+        refused.index("`bad_phase`") < refused.index("`not_found`") < refused.rindex("`bad_phase`")
     )
     assert "Crisps!" in refused
 
