@@ -394,7 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers",
         type=int,
         help="server processes (default 1; more need "
-        "CRISP_DATABASE_URL and HAProxy: README, Scale out)",
+        "CRISP_DATABASE_URL and HAProxy: docs/operating.md, Scale out)",
     )
     sv.set_defaults(func=_serve)
 

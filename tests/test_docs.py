@@ -88,3 +88,87 @@ def test_relative_links_of_the_docs_resolve() -> None:
             assert target.exists(), f"{page.relative_to(ROOT)}: broken link {link}"
             targets.add(target.relative_to(ROOT).as_posix())
     assert {"docs/rules.md", "docs/record.md"} <= targets
+
+
+OPERATING = ROOT / "docs" / "operating.md"
+
+
+def test_configuration_reference_is_generated_from_the_settings() -> None:
+    """Issue 21, finding 12 (docs): docs/operating.md's configuration reference is
+    tools/settings_doc.py's table of crisp/server/settings.py, between its markers; a setting
+    added, renamed or given a new default without regenerating it fails here. Every setting has a
+    row and a description."""
+    from crisp.server.settings import Settings
+    from tools import settings_doc
+
+    page = OPERATING.read_text(encoding="utf-8")
+    start = page.index(settings_doc.BEGIN) + len(settings_doc.BEGIN)
+    committed = page[start : page.index(settings_doc.END)]
+    assert committed == "\n" + settings_doc.table(), (
+        f"docs/operating.md's configuration reference is stale: run `{settings_doc.COMMAND}`"
+    )
+    for name, info in Settings.model_fields.items():
+        assert f"| `CRISP_{name.upper()}` |" in committed
+        assert info.description, f"the setting {name} has no description"
+
+
+def test_readme_is_short_and_the_operators_and_contributors_parts_moved() -> None:
+    """Issue 21, finding 12 (docs): the README says what Crisp is, the two commands, how to play,
+    and links; the operator's part is docs/operating.md (deploy with and without Docker, TLS,
+    proxies, the reference, backup, upgrade, monitoring, scale-out with the PostgreSQL role and
+    database made outside Docker), the contributor's docs/contributing.md."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.encode()) < 8_000
+    assert "./scripts/serve" in readme and "./scripts/test" in readme
+    assert "(docs/operating.md)" in readme and "(docs/contributing.md)" in readme
+    operating = OPERATING.read_text(encoding="utf-8")
+    for heading in (
+        "## Run with Docker",
+        "## Host it on the internet (Docker and Caddy)",
+        "## Without Docker: systemd and Caddy",
+        "## Proxies and the client's address",
+        "## Configuration reference",
+        "## Backup and restore",
+        "## Upgrades",
+        "## Monitoring",
+        "## Scale out: several nodes on PostgreSQL",
+    ):
+        assert heading in operating, heading
+    for fact in (
+        "createuser",
+        "createdb",
+        "CRISP_DATABASE_URL=postgresql://",
+        "pg_dump -Fc",
+        "pg_restore",
+        "crisp backup",
+        "crisp restore",
+        "deploy/crisp.service",
+        "CRISP_FORWARDED_ALLOW_IPS",
+        "CRISP_LOG_FORMAT=json",
+        "/readyz",
+        "/metrics",
+    ):
+        assert fact in operating, fact
+    contributing = (ROOT / "docs" / "contributing.md").read_text(encoding="utf-8")
+    for heading in (
+        "## Layout",
+        "## The server",
+        "## Bots",
+        "## The phone client",
+        "## How the engine works, in short",
+        "## Performance and soak",
+        "## Development",
+    ):
+        assert heading in contributing, heading
+
+
+def test_backup_is_said_one_way() -> None:
+    """Issue 21, finding 10: the README said a running server may be copied in one section and
+    must be stopped in another. The one backup section says: a running server with the online
+    backup (`crisp backup`), a stopped one by copying its files, never a running one's files."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert "To back it up, stop the server and copy" not in text, page.name
+    operating = OPERATING.read_text(encoding="utf-8")
+    assert "Never copy the files of a running server by hand" in operating

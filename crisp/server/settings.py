@@ -85,16 +85,17 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         None,
         description="postgresql://user:password@host:port/db: keep rooms in PostgreSQL, shared by "
-        "several server processes behind a load balancer that routes by room code (README: Scale "
-        "out); unset: the embedded SQLite file of data_dir, for one process",
+        "several server processes behind a load balancer that routes by room code "
+        "(docs/operating.md: Scale out); unset: the embedded SQLite file of data_dir, for one "
+        "process",
     )
     workers: int = Field(
         1,
         ge=1,
         le=64,
         description="server processes on this machine (more than 1: they share "
-        "the rooms through PostgreSQL, database_url, behind HAProxy on host:port; README: Scale "
-        "out)",
+        "the rooms through PostgreSQL, database_url, behind HAProxy on host:port; "
+        "docs/operating.md: Scale out)",
     )
     node_id: str | None = Field(
         None, description="this process's name in the room leases (default: host-pid-random)"

@@ -33,9 +33,9 @@ RANKS = "123456789X"
 CARDS_RE = re.compile(r"^[1-9X]+$")
 IDENTITY = re.compile(r"(^|_)(id|ids|index|idx|hash|uid|key|position|order)($|_)")
 
-# docs/protocol.md, "Crisps!": the keys of every engine message.
+# docs/protocol.md, "Crisps!": the keys of every engine message (each has its game time, `t`).
 KEYS: dict[str, frozenset[str]] = {
-    k: frozenset(v) | {"type"}
+    k: frozenset(v) | {"type", "t"}
     for k, v in {
         "game": {"game", "players", "options", "fairness"},
         "round": {"round", "starter", "points", "hand", "hands", "set_aside", "faceup", "pile"},
@@ -169,6 +169,8 @@ def _check(model: Model, msg: Mapping[str, Any], where: str) -> list[str]:
     if kind not in KEYS:
         return [f"{where}: an unknown message type"]
     problems = [f"{where}: undocumented key {k!r}" for k in set(msg) - KEYS[kind]]
+    if "t" in msg and (isinstance(msg["t"], bool) or not isinstance(msg["t"], int | float)):
+        problems.append(f"{where}: t is a game time, not {msg['t']!r}")
     problems += _no_trace(msg, where)
     allowed = CARD_FIELDS.get(kind, frozenset())
     for path, value in _strings(msg):

@@ -32,6 +32,13 @@ TAKES = ("faceup", "blind")
 _KEYS = {"play": {"do", "cards"}, "pass": {"do"}, "draw": {"do", "take"}, "timeout": {"do"}}
 
 
+def _at(outs: list[Out], t: float) -> list[Out]:
+    """Each message stamped with ``t``, the game time of the step that made it, right after its
+    ``type`` (a timeout's messages: the deadline's time), as the protocol's countdowns anchor on
+    it ("Time and countdowns")."""
+    return [Out(o.to, {"type": o.msg["type"], "t": t, **o.msg}) for o in outs]
+
+
 @dataclass
 class Round:
     """One deal (CS-DEAL) and how far it got."""
@@ -142,7 +149,7 @@ class CrispsGame:
             game["fairness"] = (fair.public() if isinstance(fair, Fairness) else fair).to_record()
         outs = [Out(None, game)]
         self._deal(0.0, outs)
-        return outs
+        return _at(outs, 0.0)
 
     def apply(self, seat: int, action: dict[str, Any], t: float) -> list[Out]:
         """``seat``'s action at game time ``t``; raises ``CrispsRefusal``, changing nothing."""
@@ -160,7 +167,7 @@ class CrispsGame:
         self.now = t
         outs: list[Out] = []
         self._do(seat, move, t, outs)
-        return outs
+        return _at(outs, t)
 
     def advance(self, t: float) -> list[Out]:
         """Every timeout due by ``t`` (CS-TIMER, CS-TIMEOUT), each at its own deadline."""
@@ -178,7 +185,8 @@ class CrispsGame:
         self.now = max(t, self.now)
         self.deadline = self.now + self.options.timer
         seat, need = self.due
-        return [Out(None, {"type": "clock", "seat": seat, "need": need, "deadline": self.deadline})]
+        clock = {"type": "clock", "seat": seat, "need": need, "deadline": self.deadline}
+        return _at([Out(None, clock)], self.now)
 
     # -- checking (docs/rules-crisps.md §10, in its order) -----------------------------------------
 

@@ -20,13 +20,14 @@ class CrispsMove(StrictFields):
     )
     cards: str | None = Field(
         None,
-        min_length=1,
-        max_length=40,
-        pattern=r"^[1-9X]+$",
-        description="play: the combination, ranks 1-9 and X in any order (`3344`, `X`)",
+        description="play: the combination, ranks 1-9 and X in any order (`3344`, `X`); a "
+        "string that is not in this notation (empty, another character) is the rules' to "
+        "refuse: `illegal`, CS-NOTATION",
     )
-    take: Literal["faceup", "blind"] | None = Field(
-        None, description="draw: the face-up card or the blind top card of the pile"
+    take: str | None = Field(
+        None,
+        description="draw: `faceup` (the face-up card) or `blind` (the blind top card of the "
+        "pile); any other string is the rules' to refuse: `illegal`, CS-NOTATION",
     )
 
 

@@ -27,6 +27,11 @@ GameTime = Annotated[float, Field(ge=0)]
 
 
 class _Event(WireObject):
+    t: GameTime = Field(
+        description="the game time at which the engine made the message: seconds since the "
+        "deal of round 1 (Crisps!'s game time runs for the whole game; a timeout's messages "
+        "carry the deadline's time)"
+    )
     v: int = Field(
         ge=0, description="the room version of the change that made it (added by the server)"
     )

@@ -182,7 +182,7 @@ def test_cs_point_and_cs_game_end_three_points_then_everything_refused() -> None
     assert [h["points"] for h in g.history] == [[1, 0], [1, 1], [2, 1], [2, 2], [3, 2]]
     assert g.over and g.winner == 0 and g.due is None and g.next_deadline() is None
     over = [o.msg for o in outs if o.msg["type"] == "game_over"]
-    assert over == [{"type": "game_over", "winner": 0, "points": [3, 2]}]
+    assert over == [{"type": "game_over", "t": 5, "winner": 0, "points": [3, 2]}]
     assert rule_of(g, 0, {"do": "play", "cards": "1"}) == "CS-GAME-END"
     assert rule_of(g, 1, {"do": "pass"}) == "CS-GAME-END"
     assert rule_of(g, 0, {"do": "fly"}) == "CS-NOTATION"  # not well formed comes first
@@ -305,6 +305,7 @@ def test_cs_see_public_everyone_sees_plays_points_counts() -> None:
         (p,) = [o.msg for o in outs if o.for_seat(s) and o.msg["type"] == "play"]
         assert p == {
             "type": "play",
+            "t": 1,
             "seat": 0,
             "cards": "99",
             "kind": "pair",

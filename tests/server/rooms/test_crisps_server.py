@@ -102,9 +102,9 @@ def test_whole_game_two_seats_a_watcher_and_the_record_replays(tmp_path: Path, c
                 }
             a.send(json.dumps({"type": "start"}))
             turn = receive_until(a, lambda m: m["type"] == "turn", streams[0])
-            b.send(json.dumps({"type": "act", "v": 0, "do": "play", "cards": "0"}))
+            b.send(json.dumps({"type": "act", "v": turn["v"], "do": "play", "cards": "0"}))
             err = receive_until(b, lambda m: m["type"] == "error", streams[1])
-            assert err["code"] == "bad_message" and err["message"].startswith("cards")
+            assert (err["code"], err["rule"]) == ("illegal", "CS-NOTATION")  # issue 21, f. 12
             over = None
             for _ in range(3000):
                 seat = turn["seat"]
