@@ -11,7 +11,7 @@ transport alone. Two relays:
 
 - ``fastapi``: ``crisp.bench.load_baseline``, FastAPI + uvicorn with ``crisp serve``'s settings.
 - ``colyseus``: a Colyseus 0.16 room (npm ``@colyseus/core`` + ``@colyseus/ws-transport``,
-  ``crisp/bench/colyseus/relay.js``), its own matchmaking (``POST /matchmake/joinOrCreate/relay``)
+  ``tools/colyseus_relay/relay.js``), its own matchmaking (``POST /matchmake/joinOrCreate/relay``)
   and binary protocol (``JOIN_ROOM`` acknowledged, ``ROOM_DATA`` with a msgpack string: the frame's
   text). Needs Node.js and the packages (``npm ci`` in that folder, once, with the registry).
 
@@ -36,7 +36,8 @@ from crisp.bench.load import Server, Stats, Window, in_parallel, measure, mem_kb
 from crisp.bench.load_ws import WsConn, connect
 
 HOST = "127.0.0.1"
-COLYSEUS_DIR = Path(__file__).with_name("colyseus")
+# in a checkout, beside the tools (not in the wheel: it is a benchmark's Node.js program)
+COLYSEUS_DIR = Path(__file__).resolve().parents[2] / "tools" / "colyseus_relay"
 JOIN_ROOM, ROOM_DATA = 10, 13
 TYPE = b"\xa1m"  # the message type "m", as Colyseus encodes a short string
 

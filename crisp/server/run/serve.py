@@ -255,7 +255,7 @@ def serve(settings: Settings) -> int:
         ws_per_message_deflate=False,
         ws_ping_interval=20,
         ws_ping_timeout=20,
-        proxy_headers=False,  # the app's own ClientAddress reads X-Forwarded-For (limits/clientaddr.py)
+        proxy_headers=False,  # ClientAddress (limits/clientaddr.py) reads X-Forwarded-For
         server_header=False,
         limit_concurrency=uvguard.concurrency_limit(settings),
         timeout_keep_alive=settings.http_keep_alive_s,

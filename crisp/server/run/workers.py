@@ -1,8 +1,8 @@
 """``crisp serve --workers N``: N server processes on this machine, one core each, sharing their
 rooms through PostgreSQL (``CRISP_DATABASE_URL``) behind HAProxy, which listens on ``--host`` and
 ``--port`` and routes each room's requests to the process that owns it (``balancer.py``). The
-same mechanism as a cluster of machines (README: Scale out). A worker that dies is started again;
-until then HAProxy's health checks send its rooms to the others, which claim them."""
+same mechanism as a cluster of machines (docs/operating.md: Scale out). A worker that dies is
+started again; until then HAProxy's health checks send its rooms to the others, which claim them."""
 
 from __future__ import annotations
 

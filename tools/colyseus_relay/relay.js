@@ -1,4 +1,4 @@
-// A Colyseus 0.16 relay room of 8, for `crisp bench load`'s comparison row (crisp/bench/load_relays.py).
+// A Colyseus 0.16 relay room of 8, for `crisp bench load`'s comparison row (crisp/bench/load_relays.py; in tools/ since it is not part of the wheel).
 // Each message a client sends is broadcast to every client of its room (itself included), as
 // crisp.bench.load_baseline does on Crisp's own stack. No game logic, no state, no schema.
 // Usage: node relay.js PORT  (prints http://127.0.0.1:PORT/ when it listens)
