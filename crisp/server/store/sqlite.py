@@ -8,6 +8,7 @@ a commit survives the process being killed (not a power cut), at a few tens of m
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import logging
@@ -72,12 +73,20 @@ def in_use(data_dir: Path) -> bool:
         return False
     fd = os.open(lock, os.O_RDONLY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
+        return not take_exclusive(fd)
     finally:
         os.close(fd)  # drops the lock, if it was taken
-    return False
+
+
+def take_exclusive(fd: int) -> bool:
+    """The lock of ``fd`` taken exclusively now, or False if a store holds it (no waiting)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as err:
+        if err.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
+            return False
+        raise
+    return True
 
 
 def _dumps(value: Any) -> str:
