@@ -302,3 +302,76 @@ def test_admin_routes_answer_only_loopback_with_the_token(tmp_path: Path) -> Non
     os.chmod(token_file, 0o644)  # made readable by others: not trusted, a new one is written
     assert admin.write_token(data) != token
     assert mode(token_file) == 0o600
+
+
+# -- deploy/crisp.service --------------------------------------------------------------------
+
+UNIT = TESTS.parent / "deploy" / "crisp.service"
+
+
+def unit_lines() -> list[tuple[str, str, str]]:
+    """(section, key, value) of every setting of the unit, in order (keys may repeat)."""
+    found, section = [], ""
+    for raw in UNIT.read_text().splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("["):
+            section = line.strip("[]")
+            continue
+        key, _, value = line.partition("=")
+        found.append((section, key, value))
+    return found
+
+
+def test_the_systemd_unit_is_hardened_and_runs_a_serve_crisp_accepts(tmp_path: Path) -> None:
+    """finding 10 (no unit file without Docker): its own user, StateDirectory as the data
+    directory, the hardening keys, bound to 127.0.0.1 behind Caddy; its ExecStart is a command
+    line crisp serve accepts and its Environment= settings are valid; systemd-analyze verify
+    passes when systemd is installed (with ExecStart pointed at this checkout's crisp)."""
+    import shlex
+    import subprocess
+    import sys
+
+    from crisp.cli import build_parser
+
+    lines = unit_lines()
+    service = {k: v for s, k, v in lines if s == "Service"}
+    assert service["User"] == "crisp" and service["StateDirectory"] == "crisp"
+    expected = {
+        "NoNewPrivileges": "yes",
+        "ProtectSystem": "strict",
+        "ProtectHome": "yes",
+        "PrivateTmp": "yes",
+        "CapabilityBoundingSet": "",
+        "Restart": "on-failure",
+    }
+    assert {k: service[k] for k in expected} == expected
+    assert service["RestrictAddressFamilies"].split() == ["AF_INET", "AF_INET6", "AF_UNIX"]
+    assert ("Service", "SystemCallFilter", "@system-service") in lines
+    env = dict(v.split("=", 1) for s, k, v in lines if s == "Service" and k == "Environment")
+    assert env["CRISP_DATA_DIR"] == "/var/lib/crisp"
+    argv = shlex.split(service["ExecStart"])
+    assert argv[0].endswith("/crisp")
+    args = build_parser().parse_args(argv[1:])
+    assert args.command == "serve" and args.host == "127.0.0.1" and args.port == 8000
+    assert args.data_dir == env["CRISP_DATA_DIR"]
+    settings = Settings(
+        **{k: getattr(args, k) for k in ("host", "port", "data_dir")},
+        forwarded_allow_ips=json.loads(env["CRISP_FORWARDED_ALLOW_IPS"]),
+    )
+    assert settings.forwarded_allow_ips == ["127.0.0.1"]
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed (apt-get install systemd)")
+    here = Path(sys.executable).parent / "crisp"
+    copy = tmp_path / "crisp.service"
+    copy.write_text(UNIT.read_text().replace(argv[0], str(here)))
+    done = subprocess.run(
+        [analyze, "verify", "--man=no", str(copy)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
