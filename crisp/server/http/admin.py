@@ -148,7 +148,12 @@ def install(app: FastAPI, hub: Hub, settings: Settings) -> None:
 
 def start(app: FastAPI, settings: Settings) -> None:
     """At the app's start: the admin token of the data directory (no admin routes if it
-    cannot be written: one warning)."""
+    cannot be written: one warning). With PostgreSQL the data directory holds nothing else: the
+    token is written only if the directory exists (made by the operator)."""
+    app.state.admin_token = None
+    if settings.database_url and not settings.data_dir.is_dir():
+        log.info("no admin routes: no data directory %s for admin.token", settings.data_dir)
+        return
     try:
         app.state.admin_token = write_token(settings.data_dir)
     except OSError as err:
