@@ -1,4 +1,5 @@
-"""The ``crisp`` command: ``serve``, ``replay``, ``verify``, ``simulate`` and ``bench``."""
+"""The ``crisp`` command: ``serve``, ``replay``, ``verify``, ``simulate``, ``bench``, and the
+operator's ``backup``, ``restore`` and ``rooms``."""
 
 from __future__ import annotations
 
@@ -191,9 +192,11 @@ def _serve(args: argparse.Namespace) -> int:
         )
         print(f"crisp serve: {problems}", file=sys.stderr)
         return 2
+    from crisp.server.store.migrations import SchemaTooNew
+
     try:
         return serve(settings)
-    except StartError as err:
+    except (StartError, SchemaTooNew) as err:
         print(f"crisp serve: {err}", file=sys.stderr)
         return 2
 
@@ -307,6 +310,79 @@ def _verify(args: argparse.Namespace) -> int:
     from crisp.games.records import verify_main
 
     return verify_main([args.file])
+
+
+def _data_dir(args: argparse.Namespace) -> Path:
+    return Path(args.data_dir or os.environ.get("CRISP_DATA_DIR") or "crisp-data")
+
+
+def _admin(name: str, run: Callable[[argparse.Namespace], str]) -> Callable[..., int]:
+    """An operator's command: its one line on stdout (exit 0), or its problem on stderr (2)."""
+
+    def command(args: argparse.Namespace) -> int:
+        from crisp.server.store.backup import AdminError
+
+        try:
+            print(run(args))
+        except AdminError as err:
+            print(f"crisp {name}: {err}", file=sys.stderr)
+            return 2
+        return 0
+
+    return command
+
+
+def _backup(args: argparse.Namespace) -> str:
+    from crisp.server.store.backup import backup
+
+    return backup(Path(args.file), _data_dir(args), args.force)
+
+
+def _restore(args: argparse.Namespace) -> str:
+    from crisp.server.store.backup import restore
+
+    return restore(Path(args.file), _data_dir(args))
+
+
+def _rooms_list(args: argparse.Namespace) -> str:
+    from crisp.admin.rooms import list_rooms, table
+
+    rows = list_rooms(_data_dir(args), args.url)
+    return json.dumps(rows) if args.json else table(rows)
+
+
+def _rooms_close(args: argparse.Namespace) -> str:
+    from crisp.admin.rooms import close_room
+
+    return close_room(args.code, _data_dir(args), args.url)
+
+
+def _add_admin(sub: Any) -> None:
+    """``backup``, ``restore`` and ``rooms``: the operator's commands (crisp/admin/)."""
+    data_help = "the server's data directory (default $CRISP_DATA_DIR, else ./crisp-data)"
+    bk = sub.add_parser("backup", help="copy a (running) server's SQLite database to FILE")
+    bk.add_argument("file", help="the copy to write (0600)")
+    bk.add_argument("--data-dir", help=data_help)
+    bk.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    bk.set_defaults(func=_admin("backup", _backup))
+    rs = sub.add_parser("restore", help="put a backup back (the server stopped)")
+    rs.add_argument("file", help="a file written by crisp backup")
+    rs.add_argument("--data-dir", help=data_help)
+    rs.set_defaults(func=_admin("restore", _restore))
+    ro = sub.add_parser("rooms", help="list or close a server's rooms (an operator's)")
+    rsub = ro.add_subparsers(dest="rooms", metavar="ACTION")
+    ro.set_defaults(func=_missing(ro, "an action", "list or close"))
+    url_help = "the running server (default http://127.0.0.1:$CRISP_PORT, port 8000)"
+    rl = rsub.add_parser("list", help="code, game, phase, seats, members, age of every room")
+    rl.add_argument("--data-dir", help=data_help + "; its admin.token is sent")
+    rl.add_argument("--url", help=url_help)
+    rl.add_argument("--json", action="store_true")
+    rl.set_defaults(func=_admin("rooms list", _rooms_list))
+    rc = rsub.add_parser("close", help="close a room: its phones are told, it is gone")
+    rc.add_argument("code", help="the room's code")
+    rc.add_argument("--data-dir", help=data_help + "; its admin.token is sent")
+    rc.add_argument("--url", help=url_help)
+    rc.set_defaults(func=_admin("rooms close", _rooms_close))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -451,6 +527,7 @@ def build_parser() -> argparse.ArgumentParser:
     bl.add_argument("--human-seconds", type=_above_zero, default=30.0, help="default 30")
     bl.add_argument("--json", action="store_true")
     bl.set_defaults(func=_bench_load)
+    _add_admin(sub)
     parser.set_defaults(func=_missing(parser, "a command", ", ".join(sub.choices)))
     return parser
 

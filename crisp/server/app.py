@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from crisp.server.clock import Clock, LoopClock
+from crisp.server.http import admin
 from crisp.server.http.guard import BodyLimit, SecurityHeaders
 from crisp.server.http.pages import mount_client
 from crisp.server.limits import logbudget, room_limits
@@ -101,6 +102,7 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await hub.open()
+        admin.start(app, settings)  # DATA_DIR/admin.token: crisp rooms
         metrics.start()
         yield
         await metrics.stop()
@@ -253,6 +255,7 @@ def create_app(
         return Response(body, media_type="application/json", headers=disposition)
 
     mount_client(app, exists, lookup, claim)
+    admin.install(app, hub, settings)  # /admin/: loopback and the admin token only
 
     @app.exception_handler(HTTPException)
     async def http_error(_: Request, exc: HTTPException) -> JSONResponse:

@@ -19,32 +19,12 @@ from typing import Any
 import psycopg
 
 from crisp.server.store.leases import LeaseLost, Renewal, RoomBusy
+from crisp.server.store.migrations import migrate_postgres
 from crisp.server.store.outage import Outage, StoreUnavailable
 from crisp.server.store.sqlite import Entries, State, StoredRoom
 from crisp.server.wire.encoder import dumps as wire_dumps
 
 log = logging.getLogger("crisp.server")
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS crisp_rooms (
-    code TEXT PRIMARY KEY,
-    state TEXT NOT NULL,
-    version BIGINT NOT NULL DEFAULT 0,
-    updated DOUBLE PRECISION NOT NULL,
-    owner TEXT,
-    epoch BIGINT NOT NULL DEFAULT 0,
-    lease_until TIMESTAMPTZ NOT NULL DEFAULT now(),
-    wanted TEXT
-);
-CREATE TABLE IF NOT EXISTS crisp_log (
-    code TEXT NOT NULL,
-    seq BIGINT NOT NULL,
-    epoch BIGINT NOT NULL,
-    entry TEXT NOT NULL,
-    PRIMARY KEY (code, seq)
-);
-CREATE INDEX IF NOT EXISTS crisp_rooms_owner ON crisp_rooms (owner);
-"""
 
 # A write is one statement (one round trip, its own transaction): the room's row, fenced by the
 # epoch (a new room: an insert that fails on a taken code), then its new log entries, inserted only
@@ -115,9 +95,11 @@ class PgStore:
         self.epochs: dict[str, int] = {}  # the rooms owned here, and the epoch each was claimed at
         self.outage = Outage("database")
         self.db = self._connect()
-        with self.db.transaction():
-            self.db.execute("SELECT pg_advisory_xact_lock(7261)")  # nodes starting at once
-            self.db.execute(SCHEMA)
+        try:
+            self.schema_found = migrate_postgres(self.db)
+        except BaseException:
+            self.db.close()
+            raise
 
     def _connect(self) -> psycopg.Connection[Any]:
         return psycopg.connect(

@@ -8,6 +8,8 @@ a commit survives the process being killed (not a power cut), at a few tens of m
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import logging
 import os
@@ -17,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
+from crisp.server.store.migrations import migrate_sqlite
 from crisp.server.store.outage import StoreUnavailable
 from crisp.server.wire.encoder import dumps as wire_dumps
 
@@ -41,20 +44,7 @@ class Storage(Protocol):
     def close(self) -> None: ...
 
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS rooms (
-    code TEXT PRIMARY KEY,
-    state TEXT NOT NULL,
-    version INTEGER NOT NULL DEFAULT 0,
-    updated REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS log (
-    code TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    entry TEXT NOT NULL,
-    PRIMARY KEY (code, seq)
-) WITHOUT ROWID;
-"""
+LOCK_FILE = "crisp.lock"
 
 
 def private(path: Path) -> None:
@@ -67,6 +57,39 @@ def private(path: Path) -> None:
         os.close(fd)
 
 
+def hold_shared(path: Path) -> int:
+    """A shared lock on ``path`` (made 0600), held while the store is open: the file descriptor.
+    ``crisp restore`` takes it exclusively to know that no server has the database open (the
+    kernel drops it when the process ends, even by SIGKILL)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    os.fchmod(fd, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    return fd
+
+
+def in_use(data_dir: Path) -> bool:
+    """Whether a server (a ``Store``) has the database of ``data_dir`` open now."""
+    lock = data_dir / LOCK_FILE
+    if not lock.exists():
+        return False
+    fd = os.open(lock, os.O_RDONLY)
+    try:
+        return not take_exclusive(fd)
+    finally:
+        os.close(fd)  # drops the lock, if it was taken
+
+
+def take_exclusive(fd: int) -> bool:
+    """The lock of ``fd`` taken exclusively now, or False if a store holds it (no waiting)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as err:
+        if err.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
+            return False
+        raise
+    return True
+
+
 def _dumps(value: Any) -> str:
     return wire_dumps(value)  # the one reusable encoder of the wire and the store
 
@@ -77,6 +100,7 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             os.chmod(path.parent, 0o700)
         self.path = path
+        self._lock = hold_shared(path.parent / LOCK_FILE)
         private(path)
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -84,7 +108,12 @@ class Store:
         # Checkpoints (which fsync the database file) run in a thread of their own, so that a
         # commit on the event loop never waits for one.
         self.db.execute("PRAGMA wal_autocheckpoint=0")
-        self.db.executescript(SCHEMA)
+        try:
+            self.schema_found = migrate_sqlite(self.db, str(path))
+        except BaseException:
+            self.db.close()
+            os.close(self._lock)
+            raise
         for suffix in ("-wal", "-shm"):  # SQLite gives them the database's mode; made sure
             side = path.with_name(path.name + suffix)
             if side.exists():
@@ -126,6 +155,7 @@ class Store:
         self._stop.set()
         self._checkpointer.join(5)
         self.db.close()
+        os.close(self._lock)
 
     def write(
         self, code: str, state: State | None, entries: Entries, updated: float, version: int

@@ -18,3 +18,4 @@ class CloseCode(IntEnum):
     MOVED = 4301  # the room is served by another node now (a handover, a lost lease): reconnect
     HELLO_TIMEOUT = 4410  # no hello within hello_timeout_s
     ROOM_FULL = 4429  # a watcher beyond room_watchers_max
+    ROOM_CLOSED = 4405  # an operator closed the room (crisp rooms close): it is gone

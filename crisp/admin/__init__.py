@@ -1,0 +1,1 @@
+"""The operator's commands: ``crisp backup``, ``crisp restore`` and ``crisp rooms``."""
