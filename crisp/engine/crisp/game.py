@@ -220,8 +220,8 @@ class Game:
     def apply_ms(self, action: Action, ms: Ms, *, allowance_ms: int = 0) -> list[Out]:
         if self.over:
             raise IllegalAction("R-GAME-END", "the game is over")
-        r = self.round
-        if r.over:
+        r = self.rounds[-1] if self.rounds else self.round  # the property says why not
+        if r.phase is OVER:
             raise IllegalAction("R-FINAL-TURNS", "the round is over; the next deal comes first")
         try:
             if allowance_ms:  # R-WINDOW-LAG, for the window this action may open
@@ -247,8 +247,8 @@ class Game:
     def advance_ms(self, ms: Ms) -> list[Out]:
         if self.over or not self.rounds:
             return []
-        r = self.round
-        if r.over:
+        r = self.rounds[-1]
+        if r.phase is OVER:
             return []
         r.advance(ms)
         self._note_end(r)
