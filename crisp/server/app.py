@@ -29,6 +29,7 @@ from crisp.server.rooms.hub import Hub
 from crisp.server.rooms.members import is_code, normalize_code
 from crisp.server.rooms.refused import Refused
 from crisp.server.rooms.room import Room
+from crisp.server.run.gcpolicy import GcPolicy
 from crisp.server.settings import Settings
 from crisp.server.store.leases import Leases, RoomBusy
 from crisp.server.store.outage import StoreUnavailable
@@ -104,7 +105,10 @@ def create_app(
         await hub.open()
         admin.start(app, settings)  # DATA_DIR/admin.token: crisp rooms
         metrics.start()
+        collector = GcPolicy.of(settings, lambda: len(hub.rooms))  # issue 22: the GC's pauses
+        collector.start()
         yield
+        await collector.stop()
         await metrics.stop()
         await hub.close()
 

@@ -30,19 +30,29 @@ class Clock(Protocol):
 
 
 class LoopClock:
-    """The running event loop's clock."""
+    """The running event loop's clock. It keeps the loop it first ran in (``now()`` is called
+    several times a message: ``asyncio.get_running_loop()`` costs a ``getpid`` system call each
+    time on Python 3.11), and takes the running one again only once that loop is closed (a new
+    server, or a test's next loop). One clock serves one loop at a time, as one app does."""
 
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _running(self) -> asyncio.AbstractEventLoop:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            loop = self._loop = asyncio.get_running_loop()
+        return loop
 
     def now(self) -> float:
-        return asyncio.get_running_loop().time()
+        return self._running().time()
 
     def wall(self) -> float:
         return time.time()
 
     def call_at(self, when: float, wake: Wake) -> Timer:
-        loop = asyncio.get_running_loop()
+        loop = self._running()
 
         def fire() -> None:
             task: asyncio.Task[None] = loop.create_task(wake())  # type: ignore[arg-type]

@@ -243,6 +243,26 @@ class Settings(BaseSettings):
         description="server-wide log lines a minute of each kind (the same message template, "
         "e.g. a refused foreign Origin), then one line counting the dropped",
     )
+    gc_freeze_s: float = Field(
+        5.0,
+        ge=0,
+        description="seconds between the collector's freezes (gc.freeze: what is alive then is "
+        "never walked again, so no pass grows with the number of sockets); 0: no freezes "
+        "(docs/performance.md, the collector)",
+    )
+    gc_freeze_generation: int = Field(
+        0,
+        ge=-1,
+        le=1,
+        description="the generation collected just before each freeze, so that young garbage "
+        "is freed rather than frozen: 0 the youngest, 1 both young ones, -1 none",
+    )
+    gc_quiet_rooms: int = Field(
+        0,
+        ge=0,
+        description="at most this many rooms open is a quiet moment: everything is unfrozen "
+        "and collected in full once (the cycles that became garbage while frozen are freed)",
+    )
 
     @field_validator("forwarded_allow_ips")
     @classmethod

@@ -15,6 +15,7 @@ from crisp.engine.crisp.knowledge import Knowledge
 from crisp.engine.crisp.lag import check_allowance
 from crisp.engine.crisp.messages import Out
 from crisp.engine.crisp.options import Options
+from crisp.engine.crisp.phase import OVER
 from crisp.engine.crisp.round import Round
 from crisp.engine.crisp.scoring import game_winners
 from crisp.engine.crisp.shuffle import FairShuffle, LegacySeed
@@ -85,7 +86,10 @@ class Game:
         self._log: list[dict[str, Any]] = []  # the record's rounds
         self._settled = 0  # rounds whose scores are in the totals
         self.history: list[dict[str, Any]] = []  # each settled round: its scores and the totals
-        self.feed: list[dict[str, Any]] = []  # the current round's public messages, faceless
+        # The current round's messages, every audience, in order (read-only, shared with the
+        # batches handed out): the feed is made from them when a view asks (``feed``), so a
+        # change costs one list extend, not a copy of each public message.
+        self._said: list[Out] = []
         self.absent: list[bool] = [False] * self.n  # seats whose draws time out (set_absent)
         self._pending_clock: list[dict[str, Any]] = []  # set between rounds, for the next deal
 
@@ -144,7 +148,7 @@ class Game:
             "options": self.options.to_record(),
             "totals": list(self.totals),
             "history": copy.deepcopy(self.history),
-            "feed": copy.deepcopy(self.feed),
+            "feed": copy.deepcopy(self.feed),  # faceless copies; their lists copied too
             "over": self.over,
             "winners": list(self.winners),
         }
@@ -189,7 +193,7 @@ class Game:
             cards = check_deck(deck)
         r = Round(number, self.n, dealer, cards, self.options, self.timing, self.knowledge)
         self.rounds.append(r)
-        self.feed = []
+        self._said = []
         self._log.append({"dealer": dealer, "deck": list(cards), "actions": []})
         if number == 1:
             game = E.GameEvent(
@@ -216,8 +220,8 @@ class Game:
     def apply_ms(self, action: Action, ms: Ms, *, allowance_ms: int = 0) -> list[Out]:
         if self.over:
             raise IllegalAction("R-GAME-END", "the game is over")
-        r = self.round
-        if r.over:
+        r = self.rounds[-1] if self.rounds else self.round  # the property says why not
+        if r.phase is OVER:
             raise IllegalAction("R-FINAL-TURNS", "the round is over; the next deal comes first")
         try:
             if allowance_ms:  # R-WINDOW-LAG, for the window this action may open
@@ -243,8 +247,8 @@ class Game:
     def advance_ms(self, ms: Ms) -> list[Out]:
         if self.over or not self.rounds:
             return []
-        r = self.round
-        if r.over:
+        r = self.rounds[-1]
+        if r.phase is OVER:
             return []
         r.advance(ms)
         self._note_end(r)
@@ -301,11 +305,16 @@ class Game:
         if r.ended_at is not None:
             self._log[-1]["end"] = to_seconds(r.ended_at)
 
-    def _settle(self) -> None:
-        """Score a round that just ended, and end the game if a total reached the limit."""
-        if self._settled == len(self.rounds) or not self.round.over:
-            return
-        r = self.round
+    @property
+    def feed(self) -> list[dict[str, Any]]:
+        """The current round's public moves (``FEED``) in order, without their faces: what a
+        reconnecting phone's move feed is rebuilt from. New dicts each time (faces stripped now,
+        when a view is built, not as each message is made)."""
+        return [faceless(o.msg) for o in self._said if o.for_seat(None) and o.msg["type"] in FEED]
+
+    def _settle(self, r: Round) -> None:
+        """Score ``r``, the round that just ended, and end the game if a total reached the
+        limit."""
         self._settled = len(self.rounds)
         scores = r.scores or []
         self.totals = [a + b for a, b in zip(self.totals, scores, strict=True)]
@@ -329,11 +338,14 @@ class Game:
             r.out.append(Out.of(None, over))
 
     def _take_out(self) -> list[Out]:
-        self._settle()
-        r = self.round
+        """The messages of the change just made (a new list each time); the round's log keeps
+        them for the feed."""
+        r = self.rounds[-1]
+        if r.phase is OVER and self._settled != len(self.rounds):
+            self._settle(r)
         out = r.out
         r.out = []
-        self.feed.extend(faceless(o.msg) for o in out if o.for_seat(None) and o.msg["type"] in FEED)
+        self._said += out
         return out
 
     # -- the record -------------------------------------------------------------------------------

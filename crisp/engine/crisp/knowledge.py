@@ -18,6 +18,9 @@ class Sighting(NamedTuple):
     why: str
 
 
+_tuple_new = tuple.__new__  # a NamedTuple's own __new__ is a Python call: the engine's hot path
+
+
 class Knowledge:
     """An append-only log of sightings for a whole game."""
 
@@ -27,7 +30,7 @@ class Knowledge:
         self.sightings: list[Sighting] = []
 
     def saw(self, round_no: int, t: Ms, card: str, seat: int | None, why: str) -> None:
-        self.sightings.append(Sighting(round_no, t, card, seat, why))
+        self.sightings.append(_tuple_new(Sighting, (round_no, t, card, seat, why)))
 
     def seen(self, seat: int, round_no: int | None = None) -> set[str]:
         """Cards ``seat`` has seen (alone or with everyone) in one round (default: the last)."""

@@ -121,6 +121,8 @@ class _Player:
             sink(game.advance_ms(look))
         pending: tuple[int, Ms, Ms] | None = None  # (seat, window_until, call time)
         timer = r.timer_ms is not None
+        # The policy's knobs, read once a round (the same draws of the rng, in the same order).
+        p_absent, p_restart, lag_ms = self.p.p_absent, self.p.p_restart, self.p.lag_ms
         while not r.over and budget > 0:
             seat = r.turn
             at: Ms = max(r.now, r.due) + self.think()
@@ -137,10 +139,10 @@ class _Player:
                     sink(game.apply_ms(A.Crisp(window), call_at))
                     budget -= 1
                     continue
-            if self.p.p_absent and self.chance(self.p.p_absent):
+            if p_absent and self.chance(p_absent):
                 sink(self.toggle_absent(rng.below(r.n)))
                 continue
-            if self.p.p_restart and self.chance(self.p.p_restart):
+            if p_restart and self.chance(p_restart):
                 sink(game.restart_clock(to_seconds(r.now)))
                 continue
             deadline = r.deadline
@@ -151,8 +153,8 @@ class _Player:
             sink(game.advance_ms(at))
             if r.over or r.turn != seat:
                 continue
-            if self.p.lag_ms[1]:
-                lo, hi = self.p.lag_ms
+            if lag_ms[1]:
+                lo, hi = lag_ms
                 lag = lo + rng.below(hi - lo + 1)
                 sink(game.apply_ms(self.choose(seat), at, allowance_ms=lag))
             else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from engine_helpers import play_turn, stacked_game
 
 from crisp.engine.crisp import Options
@@ -108,6 +109,30 @@ def test_view_feed_rebuilds_the_moves_without_their_faces() -> None:
         assert moves == [("round", None), ("draw", 0), ("discard", 0), ("draw", 1), ("swap", 1)]
         assert not faces({"feed": feed}), feed
     assert game.view(None)["round"]["top"] == "5S"  # the top stays public, in its own field
+
+
+def test_view_feed_is_made_when_a_view_asks_not_per_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 22 (the engine's speed, bisected to the round's feed): a change copies no message
+    into the feed (no ``faceless`` call as the game plays); a view strips the faces then, into
+    new dicts, so a view's feed changed by its reader changes neither the next view nor the
+    messages the change handed out (R-SEE-PUBLIC, as test_view_feed_rebuilds_… checks)."""
+    from crisp.engine.crisp import game as game_module
+
+    calls: list[object] = []
+    real = game_module.faceless
+    monkeypatch.setattr(game_module, "faceless", lambda m: calls.append(m) or real(m))
+    game, _ = stacked_game(HANDS, ["5H", "6H", "7H"])
+    game.apply(A.Draw(0), 0)
+    outs = game.apply(A.Discard(0), 0)
+    play_turn(game, 1, 4, then="swap", slot="middle")
+    assert calls == []
+    feed = game.view(None)["feed"]
+    assert calls and len(feed) == len(calls)
+    discard = next(m for m in feed if m["type"] == "discard")
+    discard["seat"] = 99
+    assert next(m for m in game.view(None)["feed"] if m["type"] == "discard")["seat"] == 0
+    sent = [o.msg for o in outs if o.msg["type"] == "discard"]
+    assert sent and sent[0]["card"] == "5H" and sent[0]["seat"] == 0
 
 
 def test_view_names_no_card_identities() -> None:

@@ -1,0 +1,138 @@
+"""The collector's policy (issue 22, "the collector"): freeze on a schedule after a young
+collection, one full collection at a quiet moment, everything collectable again after a stop.
+The pauses themselves are a benchmark's figures (docs/performance.md), not a timed test."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+
+import pytest
+from pydantic import ValidationError
+
+from crisp.server.run.gcpolicy import GcPolicy
+from crisp.server.settings import Settings
+
+
+class FakeCollector:
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.frozen = 0
+
+    def collect(self, generation: int = 2) -> int:
+        self.calls.append(f"collect {generation}")
+        return 0
+
+    def freeze(self) -> None:
+        self.calls.append("freeze")
+        self.frozen += 1
+
+    def unfreeze(self) -> None:
+        self.calls.append("unfreeze")
+        self.frozen = 0
+
+    def get_freeze_count(self) -> int:
+        return self.frozen
+
+
+def policy(rooms: list[int], generation: int = 0, quiet: int = 0) -> GcPolicy:
+    return GcPolicy(5.0, generation, quiet, lambda: rooms[0], FakeCollector())
+
+
+def test_gc_policy_collects_the_young_then_freezes_while_rooms_are_open() -> None:
+    """Issue 22: a busy tick collects the chosen young generation, then freezes (-1: no
+    collection); nothing is unfrozen while rooms are open."""
+    for generation, first in ((0, ["collect 0"]), (1, ["collect 1"]), (-1, [])):
+        p = policy([3], generation)
+        p.tick()
+        p.tick()
+        assert p.collector.calls == [*first, "freeze", *first, "freeze"]  # type: ignore[attr-defined]
+        assert p.freezes == 2 and p.full == 0
+
+
+def test_gc_policy_collects_fully_once_at_a_quiet_moment() -> None:
+    """Issue 22: at most ``gc_quiet_rooms`` rooms open, what was frozen is unfrozen and collected
+    in full, once per busy spell; a quiet server is not frozen."""
+    rooms = [2]
+    p = policy(rooms, quiet=1)
+    p.tick()
+    rooms[0] = 1
+    p.tick()
+    p.tick()
+    rooms[0] = 0
+    p.tick()
+    calls = p.collector.calls  # type: ignore[attr-defined]
+    assert calls == ["collect 0", "freeze", "unfreeze", "collect 2"]
+    assert p.full == 1
+    rooms[0] = 5
+    p.tick()
+    rooms[0] = 0
+    p.tick()
+    assert calls[4:] == ["collect 0", "freeze", "unfreeze", "collect 2"] and p.full == 2
+
+
+class Node:
+    def __init__(self) -> None:
+        self.me = self  # a cycle: only the collector frees it
+
+
+def test_gc_policy_frees_young_garbage_and_keeps_frozen_cycles_until_quiet() -> None:
+    """Issue 22, the trade-off (docs/performance.md): a cycle that is garbage at the tick is
+    freed, not frozen; one frozen alive and dropped later is kept until the quiet collection."""
+    rooms = [1]
+    p = GcPolicy(5.0, 0, 0, lambda: rooms[0])
+    was = gc.isenabled()
+    gc.disable()  # no automatic pass between the steps
+    try:
+        gc.collect()
+        young, kept = Node(), Node()
+        dead, frozen = weakref.ref(young), weakref.ref(kept)
+        del young
+        p.tick()
+        assert dead() is None
+        assert gc.get_freeze_count() > 0
+        del kept
+        gc.collect()
+        assert frozen() is not None  # frozen: no pass walks it
+        rooms[0] = 0
+        p.tick()
+        assert frozen() is None and gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
+        if was:
+            gc.enable()
+
+
+def test_gc_policy_runs_on_the_loop_and_unfreezes_when_stopped() -> None:
+    """Issue 22: the schedule runs as a task of the app's loop; after ``stop`` nothing stays
+    frozen (a stopped app's objects are collectable again); 0 s: no schedule at all."""
+
+    async def main() -> tuple[int, int]:
+        p = GcPolicy(0.01, 0, 0, lambda: 1)
+        p.start()
+        for _ in range(500):  # bounded: 5 s at most
+            if p.freezes >= 2:
+                break
+            await asyncio.sleep(0.01)
+        await p.stop()
+        off = GcPolicy(0.0, 0, 0, lambda: 1)
+        off.start()
+        await off.stop()
+        return p.freezes, off.freezes
+
+    try:
+        freezes, off = asyncio.run(main())
+        assert freezes >= 2 and off == 0
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
+
+
+def test_gc_settings_are_bounded() -> None:
+    """Issue 22: the collector's settings, with their documented bounds."""
+    s = Settings()
+    assert (s.gc_freeze_s, s.gc_freeze_generation, s.gc_quiet_rooms) == (5.0, 0, 0)
+    for bad in ({"gc_freeze_generation": 2}, {"gc_freeze_s": -1}, {"gc_quiet_rooms": -1}):
+        with pytest.raises(ValidationError):
+            Settings(**bad)  # type: ignore[arg-type]
