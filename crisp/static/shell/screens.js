@@ -184,7 +184,7 @@ export function lobbyScreen(m, optionsForm) {
 // -- pieces of every room screen --------------------------------------------------------------
 
 export function roomHeader(m, info, sound) {
-  return html`<header class="top">
+  return html`<header class="top"><h1 class="sr-only">${gameInfo(m.room.game_type).name}</h1>
     <span class="codechip">${grouped(m.room.code)}</span><span class="roundinfo" data-test="turn">${info}</span>
     <button class="icon" data-action="scores" data-test="scores" aria-expanded="${Boolean(m.shell.scores)}" aria-label="${t("menu.scores")}">≡</button>
     ${soundButton(sound)}${langSelect()}${rulesLink(m.room.game_type)}</header>`;
