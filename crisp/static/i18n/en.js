@@ -105,4 +105,6 @@ export default {
   "tv.waiting": "The game starts when the host taps Start.",
   "home.game": "Game",
   "botlevel.random": "random",
+  "tv.open": "Shared screen (TV)",
+  "tv.openhint": "Open this link on a TV or a computer: the table for everyone to watch.",
 };

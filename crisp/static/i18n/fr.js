@@ -106,4 +106,6 @@ export default {
   "tv.waiting": "La partie commence quand l’hôte touche Lancer.",
   "home.game": "Jeu",
   "botlevel.random": "au hasard",
+  "tv.open": "Écran partagé (télé)",
+  "tv.openhint": "Ouvre ce lien sur une télé ou un ordinateur : la table, pour que tout le monde la voie.",
 };

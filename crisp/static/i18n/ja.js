@@ -105,4 +105,6 @@ export default {
   "tv.waiting": "ホストが開始するとゲームが始まります。",
   "home.game": "ゲーム",
   "botlevel.random": "ランダム",
+  "tv.open": "共有画面（テレビ）",
+  "tv.openhint": "テレビやパソコンでこのリンクを開くと、みんなで見られるテーブルが表示されます。",
 };

@@ -3,7 +3,7 @@
 import { t } from "../i18n.js";
 import { html } from "./html.js";
 import { patch } from "./morph.js";
-import { connBanner, langSelect, lobbyScreen, resultsFrame, roomHeader, rulesLink, toasts } from "./screens.js";
+import { connBanner, langSelect, lobbyScreen, resultsFrame, roomHeader, rulesLink, toasts, tvLink } from "./screens.js";
 import { tvLobby } from "./tv.js";
 
 export class Renderer {
@@ -29,7 +29,7 @@ export class Renderer {
     const showResults = phase !== "lobby" && ((over && g.lastReveal) || m.shell.scores);
     const results = showResults
       ? resultsFrame(m, game.results.title(g),
-        html`${game.results.body(g, { scoresOnly })}${scoresOnly ? html`<p class="menu-rules">${langSelect("lang-menu")} ${rulesLink(m.room.game_type)}</p>` : ""}`,
+        html`${game.results.body(g, { scoresOnly })}${scoresOnly ? html`<p class="menu-rules">${langSelect("lang-menu")} ${rulesLink(m.room.game_type)}</p>${tvLink(m.room.code)}` : ""}`,
         { scoresOnly, verify: Boolean(!scoresOnly && this.verify()) })
       : "";
     patch(this.root, html`${connBanner(m)}<div id="stage" data-keep></div>${results}${toasts(m)}`);
@@ -45,8 +45,8 @@ export class Renderer {
       this.table.mount(stage);
     }
     const ctx = c.ctx();
-    ctx.header = roomHeader(m, g.round ? t("table.round", { n: g.round.number }) : "", this.sound());
-    if (m.tv) ctx.header = html`${ctx.header}${tvLobby(m, { aside: true })}`;
+    ctx.header = roomHeader(m, g.round ? t("table.round", { n: g.round.number }) : "", this.sound(),
+      m.tv ? tvLobby(m, { aside: true }) : "");
     this.table.update(g, ctx);
   }
 

@@ -173,6 +173,7 @@ export function lobbyScreen(m, optionsForm) {
             <button data-action="copy" data-test="copy-link">${m.shell.copied ? t("lobby.copied") : t("lobby.copy")}</button>
             ${navigator.share ? html`<button data-action="share" data-test="share">${t("lobby.share")}</button>` : ""}
           </div>
+          ${tvLink(room.code)}
         </div>
       </div>
     </section>
@@ -183,8 +184,20 @@ export function lobbyScreen(m, optionsForm) {
 
 // -- pieces of every room screen --------------------------------------------------------------
 
-export function roomHeader(m, info, sound) {
-  return html`<header class="top">
+// The shared screen's link (/r/CODE/tv), in the lobby and in the ≡ menu.
+export function tvLink(code) {
+  return html`<p class="tv-link"><a class="button" data-test="tv-link" href="/r/${code}/tv" target="_blank" rel="noopener"
+    title="${t("tv.openhint")}">📺 ${t("tv.open")}</a></p>`;
+}
+
+export function roomHeader(m, info, sound, aside = "") {
+  const title = html`<h1 class="sr-only">${gameInfo(m.room.game_type).name}</h1>`;
+  if (m.tv) { // the shared screen: no phone controls (≡, sound, language); the QR code in the header's flow
+    return html`<header class="top tv-top">${title}
+      <span class="codechip">${grouped(m.room.code)}</span><span class="roundinfo" data-test="turn">${info}</span>
+      ${rulesLink(m.room.game_type)}${aside}</header>`;
+  }
+  return html`<header class="top">${title}
     <span class="codechip">${grouped(m.room.code)}</span><span class="roundinfo" data-test="turn">${info}</span>
     <button class="icon" data-action="scores" data-test="scores" aria-expanded="${Boolean(m.shell.scores)}" aria-label="${t("menu.scores")}">≡</button>
     ${soundButton(sound)}${langSelect()}${rulesLink(m.room.game_type)}</header>`;

@@ -209,9 +209,11 @@ export function tableMarkup(g, ctx) {
   const others = sides(order).map(([side, seats]) => html`<div class="side ${side}">${seats.map((seat) =>
     seatBox(g, ctx, seat, mode, order.indexOf(seat)))}</div>`);
   const deck = r?.deck ?? 0;
-  const klass = cls({ table: true, final: r?.caller != null, tv: ctx.tv, [`n${n}`]: true, spectator: me == null });
+  const klass = cls({ table: true, final: r?.caller != null, tv: ctx.tv, [`n${n}`]: true, spectator: me == null,
+    choosing: mode === "queen-theirs" });
   return html`<main class="${klass}" data-key="table">
     ${ctx.header}
+    <div class="field" data-key="field">
     <section class="opponents k${order.length}" aria-label="${t("table.others")}">${others}</section>
     <section class="center">
       <div class="deck" data-test="deck" role="img" aria-label="${t("table.deck")}: ${t("table.cards", { n: deck })}">
@@ -222,11 +224,12 @@ export function tableMarkup(g, ctx) {
     ${feedBlock(ctx.feed, ctx.feedOpen)}
     <p class="status" data-test="status">${statusText(g, ctx)}</p>
     ${countdown(g)}
-    ${me == null ? "" : html`<div class="me-line"><span class="name">${nameOf(g, me)}</span>
+    </div>
+    ${me == null ? "" : html`<div class="dock" data-key="dock"><div class="me-line"><span class="name">${nameOf(g, me)}</span>
       ${r?.caller === me ? html`<span class="tag">${t("table.crisptag")}</span>` : ""}<span class="pts">${g.totals[me] ?? 0}</span></div>
       <section class="hand" data-test="hand" aria-label="${t("table.you")}">${SLOTS.map((slot) => cardButton(g, ctx, me, slot, true, mode))}</section>
       ${ctx.online ? "" : html`<p class="offline-why" id="offline-why" data-test="offline-why">${t("conn.actionsoff")}</p>`}
-      <nav class="actions" data-test="actions" aria-label="${t("table.actions")}">${actionButtons(g, ctx)}</nav>`}
+      <nav class="actions" data-test="actions" aria-label="${t("table.actions")}">${actionButtons(g, ctx)}</nav></div>`}
   </main>`;
 }
 

@@ -230,17 +230,19 @@ export function tableMarkup(g, ctx) {
   const showReveal = g.lastRound && !r.over && !g.over && g.revealClosed !== g.lastRound.round;
   return html`<main class="${cls({ table: true, cs: true, tv: ctx.tv, spectator: me == null })}" data-key="table">
     ${ctx.header}
+    <div class="field" data-key="field">
     <section class="opponents cs-opps k${others.length}" aria-label="${t("table.others")}">${others.map((s) => seatBox(g, ctx, s))}</section>
     <div class="cs-middle">${supplyMarkup(g)}${trickMarkup(g, ctx)}</div>
     ${showReveal ? revealMarkup(g) : ""}
     ${feedBlock(ctx.feed, ctx.feedOpen)}
     <p class="status" data-test="status">${me == null && !ctx.tv ? sentences(t("table.spectating"), statusText(g, ctx)) : statusText(g, ctx)}</p>
     ${countdown(g)}
-    ${me == null ? "" : html`<div class="me-line"><span class="name">${nameOf(g, me)}</span>${pips(g.points[me])}</div>
+    </div>
+    ${me == null ? "" : html`<div class="dock" data-key="dock"><div class="me-line"><span class="name">${nameOf(g, me)}</span>${pips(g.points[me])}</div>
       ${handMarkup(g, ctx)}
       <p class="cs-sel" data-test="selection" aria-live="polite">${words.text}</p>
       ${ctx.online ? "" : html`<p class="offline-why" id="offline-why" data-test="offline-why">${t("conn.actionsoff")}</p>`}
-      <nav class="actions" data-test="actions" aria-label="${t("table.actions")}">${actionButtons(g, ctx, words)}</nav>`}
+      <nav class="actions" data-test="actions" aria-label="${t("table.actions")}">${actionButtons(g, ctx, words)}</nav></div>`}
   </main>`;
 }
 
