@@ -27,6 +27,8 @@ export class Guide {
     this.host = null;
     this.timer = null;
     feedStyle();
+    // a language switch (the page's lang changes) tells the tip again in the new language
+    new MutationObserver(() => this.render()).observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
   }
 
   // A new tip: `say(seconds)` makes its text in the current language (seconds: what is left of
