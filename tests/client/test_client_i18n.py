@@ -469,3 +469,19 @@ def test_french_elides_before_a_vowel_and_japanese_joins_sentences_without_space
     assert got["fr"][2].endswith("d’Émile")
     assert got["fr"][3:] == ["D♠", "R♥", "V♦"]
     assert " " not in got["ja"], got["ja"]
+
+
+FRENCH_VOUS = re.compile(r"\b(vous|votre|vos)\b", re.IGNORECASE)
+
+
+def test_french_speaks_in_one_register_tu() -> None:
+    """Issue 20 finding 6: French says tu everywhere (the shell and Crisp did, Crisps! said vous:
+    "Ton temps est écoulé. Vous avez joué un 1."): no "vous", "votre" or "vos" (whole words) in
+    any French string of any catalogue."""
+    found = {
+        f"{folder_name(folder)}:{key}": text
+        for folder in CATALOGUES
+        for key, text in load_catalogue(folder / "fr.js").items()
+        if FRENCH_VOUS.search(text)
+    }
+    assert not found, f"French says tu, not vous: {found}"

@@ -52,7 +52,8 @@ for await (const line of rl) {
   const g = games.get(e.seat);
   const me = e.seat === "w" ? null : e.seat;
   if (e.msg) {
-    const text = describe(g, e.msg, me);
+    const line = describe(g, e.msg, me); // a feed line (games/common/feedline.js): its words
+    const text = line == null ? null : String(line);
     if (FEED.has(e.msg.type)) {
       lines += 1;
       if (!text || text.includes("{") || text.includes("undefined") || text.includes("?")) fail("feed", { msg: e.msg, text });

@@ -13,7 +13,11 @@ from typing import Any
 
 from crisp.server.seam import Fields, Outgoing, SeatBot
 
-THINK = (0.6, 1.8)  # game seconds a bot waits before a move that asks for thought
+# A bot thinks like a person, not slower (issue 20, finding 8): it thinks from the moment it saw
+# the move coming (``now`` when it is planned), so a wait the rules impose (R-WINDOW: the next
+# draw 2 s after a turn ended) is thinking time too, and it reacts a moment after that wait.
+THINK = (0.25, 0.6)  # game seconds from seeing a move that asks for thought to making it
+REACT = (0.1, 0.25)  # and at least this long after the earliest time the rules allow it
 
 
 @dataclass
@@ -69,7 +73,7 @@ class SeatBots:
                 continue
             when = max(wanted.at, now)
             if wanted.think:
-                when += self.rng.uniform(*THINK)
+                when = max(when + self.rng.uniform(*REACT), now + self.rng.uniform(*THINK))
             # game time is in whole ms: a move planned between two ms is due at the next one
             self.pending[seat] = Pending(math.ceil(when * 1000) / 1000, dict(wanted.move))
 

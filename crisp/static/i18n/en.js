@@ -82,7 +82,7 @@ export default {
   "practice.title": "Practice against the computer",
   "practice.bots": "Bots",
   "practice.start": "Play now",
-  "practice.name": "You",
+  "practice.name": "Guest",
   "refuse.said": "Not allowed: {why}",
   "refuse.stale": "The table changed just before your tap: look again.",
   "refuse.forbidden": "that is for the host (or a seated player) only.",

@@ -83,7 +83,7 @@ export default {
   "practice.title": "S’entraîner contre l’ordinateur",
   "practice.bots": "Robots",
   "practice.start": "Jouer tout de suite",
-  "practice.name": "Moi",
+  "practice.name": "Invité",
   "refuse.said": "Impossible : {why}",
   "refuse.stale": "La table a changé juste avant ton geste : regarde à nouveau.",
   "refuse.forbidden": "c’est réservé à l’hôte (ou à un joueur assis).",

@@ -82,7 +82,7 @@ export default {
   "practice.title": "コンピューターと練習",
   "practice.bots": "ボットの数",
   "practice.start": "すぐに遊ぶ",
-  "practice.name": "あなた",
+  "practice.name": "ゲスト",
   "refuse.said": "できません：{why}",
   "refuse.stale": "直前にテーブルが変わりました。もう一度確認してください。",
   "refuse.forbidden": "ホスト（または参加中のプレイヤー）だけができます。",

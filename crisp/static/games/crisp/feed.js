@@ -2,8 +2,13 @@
 // seats and slots. It names public cards only (a swapped-out card, a discard, the Jack, Queen or
 // King played, a card taken from the pile or discarded by a timeout) and never a face-down card's
 // face, nor the card a player drew (R-SEE-DRAWN, R-NO-TRACE).
+// Each line is kept as its event and told at display time (games/common/feedline.js).
 import { t } from "../../i18n.js";
-import { cardName } from "./cardname.js";
+import { feedStyle, line, teacher } from "../common/feedline.js";
+import { cardName, isRed } from "./cardname.js";
+
+feedStyle();
+const teach = teacher("crisp", () => import("./guide.js"));
 
 const slotName = (slot) => t(`slot.${slot}`);
 
@@ -16,14 +21,23 @@ export function feedOf(g, view, me) {
     .filter((line) => line.text);
 }
 
-// The sentence for `msg`, from the game state before it is applied (a take names the card it
-// took from the pile, the pile's top until then); null for events that are not moves.
+// The line for `msg`, from the game state before it is applied (a take names the card it took
+// from the pile, the pile's top until then); null for events that are not moves.
 export function describe(g, msg, me) {
-  const name = (seat) => g.players[seat] ?? `#${seat + 1}`;
+  const players = [...(g.players ?? [])];
+  teach(players, msg, me);
+  const top = g.round?.top ?? null;
+  return line((icon) => sentence(players, top, msg, me, icon));
+}
+
+// The sentence in the current language, a card face named by `icon(face, red)`.
+function sentence(players, top, msg, me, icon) {
+  const name = (seat) => players[seat] ?? `#${seat + 1}`;
+  const face = (code) => icon(cardName(code), isRed(code));
   const you = msg.seat === me && me != null;
   // a move rebuilt from a view (feedOf) comes without its card: a face is public at the moment only
   const restored = !("card" in msg) && CARRIES_CARD.has(msg.type);
-  const card = msg.card ? cardName(msg.card) : restored ? t("feed.acard") : "";
+  const card = msg.card ? face(msg.card) : restored ? t("feed.acard") : "";
   const court = (key) => (restored ? `${key}.nocard` : key); // "used a Jack", not "(a card)"
   switch (msg.type) {
     case "round":
@@ -48,7 +62,7 @@ export function describe(g, msg, me) {
     case "king":
       return you ? t(court("feed.king.you"), { card }) : t(court("feed.king"), { name: name(msg.seat), card });
     case "take": {
-      const vars = { name: name(msg.seat), slot: slotName(msg.slot), card: restored ? card : g.round?.top ? cardName(g.round.top) : "?", old: card };
+      const vars = { name: name(msg.seat), slot: slotName(msg.slot), card: restored ? card : top ? face(top) : "?", old: card };
       return you ? t("feed.take.you", vars) : t("feed.take", vars);
     }
     case "timeout":

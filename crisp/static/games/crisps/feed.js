@@ -4,13 +4,24 @@
 import { sentences, t } from "../../i18n.js";
 import { comboName, rankWord } from "./combos.js";
 import { gotFromDraw } from "./model.js";
+import { feedStyle, line, teacher } from "../common/feedline.js";
+
+feedStyle();
+const teach = teacher("crisps", () => import("./guide.js"));
 
 export const spaced = (cards) => [...cards].map((c) => rankWord(c)).join(" ");
 
-// The sentence for `msg`, from the game state before it is applied; null for events that are
-// not moves (a turn, a clock).
+// The line for `msg`, from the game state before it is applied; null for events that are not
+// moves (a turn, a clock). It is kept as the event and told at display time
+// (games/common/feedline.js): a language switch re-tells it.
 export function describe(g, msg, me) {
-  const name = (seat) => g.players[seat] ?? `#${seat + 1}`;
+  const players = [...(g.players ?? [])];
+  teach(players, msg, me);
+  return line((icon) => sentence(players, msg, me, icon));
+}
+
+function sentence(players, msg, me, icon) {
+  const name = (seat) => players[seat] ?? `#${seat + 1}`;
   const you = msg.seat === me && me != null;
   const late = msg.timeout ? (you ? t("feed.timeout.you") : t("feed.timeout", { name: name(msg.seat) })) : "";
   switch (msg.type) {
@@ -25,9 +36,9 @@ export function describe(g, msg, me) {
       if (msg.skipped) return you ? t("cs.feed.skip.you") : t("cs.feed.skip", { name: name(msg.seat) });
       return sentences(late, you ? t("cs.feed.pass.you") : t("cs.feed.pass", { name: name(msg.seat) }));
     case "draw": {
-      const after = msg.new_faceup ? t("cs.feed.newfaceup", { card: rankWord(msg.new_faceup) })
+      const after = msg.new_faceup ? t("cs.feed.newfaceup", { card: icon(rankWord(msg.new_faceup)) })
         : msg.pile === 0 ? t("cs.feed.supplyout") : "";
-      return sentences(late, drawLine(msg, me, name), after);
+      return sentences(late, drawLine(msg, me, name, icon), after);
     }
     case "round_end": {
       const vars = { n: msg.round, name: name(msg.winner), a: msg.points[0], b: msg.points[1] };
@@ -43,16 +54,16 @@ export function describe(g, msg, me) {
 }
 
 // "Ben took the face-up 8; Ana got the blind card." The blind card is named only to its owner.
-function drawLine(msg, me, name) {
+function drawLine(msg, me, name, icon) {
   const winner = msg.seat;
   const other = 1 - winner;
   const mine = gotFromDraw(msg, me);
-  const card = mine ? rankWord(mine) : "?";
+  const card = mine ? icon(rankWord(mine)) : "?";
   if (msg.take == null) {
     return me === 0 || me === 1 ? t("cs.feed.drawboth.you", { card, name: name(1 - me) })
       : t("cs.feed.drawboth", { a: name(winner), b: name(other) });
   }
-  const faceup = rankWord(msg.faceup);
+  const faceup = icon(rankWord(msg.faceup));
   let first;
   let second;
   if (msg.take === "faceup") {
