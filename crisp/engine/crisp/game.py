@@ -18,6 +18,7 @@ from crisp.engine.crisp.options import Options
 from crisp.engine.crisp.round import Round
 from crisp.engine.crisp.scoring import game_winners
 from crisp.engine.crisp.shuffle import FairShuffle, LegacySeed
+from crisp.engine.crisp.story import Story
 from crisp.engine.crisp.timing import Ms, Seconds, Timing, to_ms, to_seconds
 from crisp.engine.crisp.views import round_view
 
@@ -86,6 +87,7 @@ class Game:
         self._settled = 0  # rounds whose scores are in the totals
         self.history: list[dict[str, Any]] = []  # each settled round: its scores and the totals
         self.feed: list[dict[str, Any]] = []  # the current round's public messages, faceless
+        self._story: Story | None = None  # the current round's, told at its reveal (story.py)
         self.absent: list[bool] = [False] * self.n  # seats whose draws time out (set_absent)
         self._pending_clock: list[dict[str, Any]] = []  # set between rounds, for the next deal
 
@@ -188,6 +190,7 @@ class Game:
         else:
             cards = check_deck(deck)
         r = Round(number, self.n, dealer, cards, self.options, self.timing, self.knowledge)
+        self._story = Story(number, dealer, r.hands)
         self.rounds.append(r)
         self.feed = []
         self._log.append({"dealer": dealer, "deck": list(cards), "actions": []})
@@ -303,6 +306,8 @@ class Game:
 
     def _settle(self) -> None:
         """Score a round that just ended, and end the game if a total reached the limit."""
+        if self._story is not None and self.rounds:
+            self._story.note(self.round.out)  # this change's messages, before they go out
         if self._settled == len(self.rounds) or not self.round.over:
             return
         r = self.round
@@ -319,6 +324,8 @@ class Game:
             t=ts, caller=r.caller, hands=hands, scores=list(scores), totals=list(self.totals)
         )
         r.out.append(Out.of(None, reveal))
+        if self._story is not None:  # R-SEE-STORY: the round told again, now face up
+            r.out.append(Out.of(None, self._story.event(ts)))
         winners = game_winners(self.totals, self.options.limit)
         if winners is not None:
             self.over = True
