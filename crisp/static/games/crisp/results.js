@@ -82,6 +82,7 @@ export function resultsBody(g, { scoresOnly = false } = {}) {
     ${g.over ? html`<p class="winners" data-test="winners">${t(g.winners.length > 1 ? "results.winners" : "results.winner", { names })}</p>` : ""}
     ${rev.caller != null ? html`<p>${t("results.caller", { name: nameOf(g, rev.caller) })}</p>` : ""}
     ${handsTable(g, rev)}
+    ${g.story && g.story.round === rev.round ? html`<button data-action="replay" data-test="replay-round">${t("results.replay")}</button>` : ""}
     <p class="muted small">${t("results.rule5")}</p>
     <h3>${t("results.standings")}</h3>${standings(g)}${history(g)}`;
 }

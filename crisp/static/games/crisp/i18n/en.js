@@ -115,4 +115,13 @@ export default {
   "table.heldby": "{name} holds a drawn card",
   "menu.settings": "Settings",
   "menu.fourcolour": "Four-colour deck (clubs green, diamonds blue)",
+  "results.replay": "Replay the round",
+  "replay.title": "Round {n}, told again",
+  "replay.deal": "The deal, face up",
+  "replay.draw": "{name} draws {card}",
+  "replay.swap": "{name} swaps, {card} to the pile",
+  "replay.discard": "{name} plays {card}",
+  "replay.queen": "{name} swaps a card with {other}",
+  "replay.crisp": "{name} calls crisp!",
+  "replay.pile": "Pile:",
 };

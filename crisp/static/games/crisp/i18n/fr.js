@@ -118,4 +118,13 @@ export default {
   "table.heldby": "{name} tient une carte piochée",
   "menu.settings": "Réglages",
   "menu.fourcolour": "Jeu quatre couleurs (trèfles verts, carreaux bleus)",
+  "results.replay": "Rejouer la manche",
+  "replay.title": "Manche {n}, racontée à nouveau",
+  "replay.deal": "La donne, face visible",
+  "replay.draw": "{name} pioche {card}",
+  "replay.swap": "{name} échange, {card} sur la défausse",
+  "replay.discard": "{name} joue {card}",
+  "replay.queen": "{name} échange une carte avec {other}",
+  "replay.crisp": "{name} annonce crisp !",
+  "replay.pile": "Défausse :",
 };

@@ -116,4 +116,13 @@ export default {
   "table.heldby": "{name}が引いたカードを持っています",
   "menu.settings": "設定",
   "menu.fourcolour": "4色デッキ（クラブは緑、ダイヤは青）",
+  "results.replay": "このラウンドを再生",
+  "replay.title": "第{n}ラウンドの再生",
+  "replay.deal": "配られたカード（表向き）",
+  "replay.draw": "{name}さんが{card}を引く",
+  "replay.swap": "{name}さんが交換、{card}を捨て札に",
+  "replay.discard": "{name}さんが{card}を出す",
+  "replay.queen": "{name}さんが{other}さんとカードを交換",
+  "replay.crisp": "{name}さんがクリスプ！",
+  "replay.pile": "捨て札：",
 };
