@@ -291,6 +291,22 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
             "v": 36,
         }
     ],
+    "round_story": [  # issue 20 (R-SEE-STORY): a short round, told again face up
+        {
+            "type": "round_story",
+            "t": 81.9,
+            "round": 1,
+            "dealer": 2,
+            "hands": [["AS", "9D", "4H"], ["2C", "AD", "3H"], ["TS", "5C", "QD"]],
+            "moves": [
+                {"type": "ready", "t": 2.1, "seat": 1},
+                {"type": "draw", "t": 10.0, "seat": 0, "deck": 42, "card": "KH"},
+                {"type": "swap", "t": 12.4, "seat": 0, "slot": "right", "card": "4H"},
+                {"type": "crisp", "t": 70.3, "seat": 1, "final": [2, 0]},
+            ],
+            "v": 36,
+        }
+    ],
     "game_over": [
         {"type": "game_over", "t": 75.4, "totals": [104, 61, 88], "winners": [1], "v": 412}
     ],

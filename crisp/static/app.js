@@ -4,6 +4,7 @@
 // `game_type` (games/index.js).
 import { pickLanguage, setLanguage, t } from "./i18n.js";
 import { Connection } from "./net.js";
+import { phoneSaw } from "./fairseed.js";
 
 // A room link with a seat token here (or the TV view): the WebSocket opens at once, while the
 // rest of the client loads (its messages wait in the connection until the controller listens).
@@ -365,7 +366,9 @@ function onAction(c, action, el) {
 async function verify(c) {
   try {
     const record = await api(`/api/rooms/${c.model.room.code}/record`);
-    const result = await fairness.verifyRecord(record);
+    const room = c.model.room;
+    const phone = { seen: phoneSaw(room.game_type, room.code), seat: c.model.you.seat };
+    const result = await fairness.verifyRecord(record, { phone });
     c.model.shell.verified = result.message;
   } catch (err) {
     c.model.shell.verified = err.message;

@@ -30,10 +30,45 @@ export class SeedSender {
 
   onRoom(room, you) {
     if (!room || room.phase !== "lobby" || !room.commitment) return null;
-    if (!you || you.member == null || this.sentFor === room.commitment) return null;
+    if (!you || you.member == null) {
+      remember(room, null); // a watcher keeps the commitment it saw, and sends no seed
+      return null;
+    }
+    if (this.sentFor === room.commitment) return null;
     const seed = clientSeed();
     this.send({ type: "client_seed", seed });
     this.sentFor = room.commitment;
+    remember(room, seed);
     return seed;
+  }
+}
+
+// Issue 20 (finding 11): what this phone saw before the deal, kept per room and game in
+// localStorage ("crisp.fair.<game>.<ROOM>": a JSON list of {commitment, seed}, newest last, the
+// latest 8), so that "Verify the shuffle" checks the record against the phone, not only against
+// itself. `seed` is the client seed this phone sent for that commitment (null: it sent none).
+const MEMORY = 8;
+const memoryKey = (game, code) => `crisp.fair.${game || "crisp"}.${code}`;
+
+export function phoneSaw(game, code, store = globalThis.localStorage) {
+  try {
+    const list = JSON.parse(store?.getItem(memoryKey(game, code)) || "[]");
+    return Array.isArray(list) ? list.filter((x) => x && typeof x.commitment === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+function remember(room, seed, store = globalThis.localStorage) {
+  if (!room.code) return;
+  try {
+    const list = phoneSaw(room.game_type, room.code, store);
+    const old = list.find((x) => x.commitment === room.commitment);
+    if (old && (seed == null || old.seed === seed)) return;
+    const rest = list.filter((x) => x.commitment !== room.commitment);
+    rest.push({ commitment: room.commitment, seed: seed ?? old?.seed ?? null });
+    store?.setItem(memoryKey(room.game_type, room.code), JSON.stringify(rest.slice(-MEMORY)));
+  } catch {
+    // storage full or refused (private mode): the verification then says it has nothing to compare
   }
 }

@@ -146,3 +146,91 @@ def test_browser_says_why_it_cannot_verify(browser: Any) -> None:
     assert all(g["message"].startswith("cannot verify: ") and g["rounds"] == 0 for g in got)
     assert "only once the game is over" in got[2]["message"]
     assert "no fairness" in got[3]["message"]
+
+
+# -- issue 20, finding 11: the phone checks the record against what it saw before the deal ------
+
+
+def _play_to_game_over(srv: Any, phones: Any) -> tuple[Any, str]:
+    """A phone and a bot play a game of Crisp to its end (limit 50, crisp at once: short)."""
+    from browser import TIMEOUT_MS, TapPlayer, play_until
+    from playwright.sync_api import expect
+
+    ana = phones(srv, "Pixel 7", "ana", locale="en-GB")
+    code = ana.create_room("Ana")
+    ana.page.select_option("#opt-limit", "50")
+    expect(ana.loc("#opt-limit")).to_have_value("50", timeout=TIMEOUT_MS)
+    ana.tap('[data-test="add-bot"]')
+    expect(ana.loc('[data-test="member"]')).to_have_count(2, timeout=TIMEOUT_MS)
+    ana.tap("#start")
+    play_until(
+        [TapPlayer(ana, crisp_after=0)],
+        lambda: ana.loc('[data-test="winners"]').count() > 0,
+        timeout=300,
+    )
+    return ana, code
+
+
+def _forged(record: dict[str, Any]) -> dict[str, Any]:
+    """The game re-dealt from a new server seed (so a new commitment) and no client seeds: a record
+    that verifies by itself, but not the game this phone saw committed and seeded."""
+    n = len(record["players"])
+    fair = Fairness(seed_from_int(987654), ("",) * n)
+    game = play_random(n, Options(limit=50), 31, fairness=fair)
+    forged = game.record()
+    forged["players"] = list(record["players"])
+    assert forged["fairness"]["commitment"] != record["fairness"]["commitment"]
+    assert verify_record(json.loads(json.dumps(forged))).ok  # it verifies by itself
+    return forged
+
+
+@pytest.fixture
+def unfixed_server(tmp_path: Any) -> Any:
+    """A server with real seeds: the ``fixed_seed`` test setting empties every client seed."""
+    from serverproc import ServerProcess
+
+    srv = ServerProcess(tmp_path, clock_speed=4.0).start()
+    yield srv
+    srv.stop()
+
+
+def test_a_forged_record_is_not_verified_against_what_the_phone_saw(
+    unfixed_server: Any, phones: Any
+) -> None:
+    """Issue 20 finding 11: a results page served a record re-dealt with a new server seed, a new
+    commitment and no client seeds: the phone says what differs from what it saw in the lobby
+    (the commitment, its client seed), never "verified"; the true record "matches what this phone
+    saw before the deal"."""
+    from browser import TIMEOUT_MS
+    from playwright.sync_api import expect
+
+    ana, code = _play_to_game_over(unfixed_server, phones)
+    true_record = ana.page.evaluate(f"fetch('/api/rooms/{code}/record').then((r) => r.json())")
+    forged = _forged(true_record)
+    ana.page.route(
+        f"**/api/rooms/{code}/record",
+        lambda route: route.fulfill(
+            status=200, content_type="application/json", body=json.dumps(forged)
+        ),
+    )
+    verdict = ana.loc('[data-test="verified"]')
+
+    def verify() -> str:
+        # the menu is a <details>: open it when a re-render closed it
+        if not ana.loc('[data-test="verify"]').is_visible():
+            ana.tap('[data-test="results-menu"] summary')
+        ana.tap('[data-test="verify"]')
+        expect(verdict).to_have_count(1, timeout=TIMEOUT_MS)
+        return (verdict.text_content() or "").strip()
+
+    said = verify()
+    ana.shot("verify-forged-record")
+    print(f"\nforged: {said!r}")
+    assert said.strip() != "verified", said
+    assert "commitment" in said, said
+    assert "client seed" in said, said
+    # the true record: it matches what the phone kept
+    ana.page.unroute(f"**/api/rooms/{code}/record")
+    verify()
+    expect(verdict).to_have_text("verified: matches what this phone saw before the deal")
+    ana.shot("verify-true-record")

@@ -67,6 +67,7 @@ MESSAGE_KEYS: dict[str, frozenset[str]] = {
         "crisp": {"seat", "final"},
         "reveal": {"caller", "hands", "scores", "totals"},
         "game_over": {"totals", "winners"},
+        "round_story": {"round", "dealer", "hands", "moves"},  # issue 20: check_round_story
         "clock": {"seat", "deadline"},
     }.items()
 }
@@ -666,6 +667,9 @@ class Tracker:
             elif hashlib.sha256(bytes.fromhex(seed)).hexdigest() != fair.get("commitment"):
                 self.fail_msg(msg, "the server seed revealed is not the one committed to")
 
+    def _on_round_story(self, msg: Mapping[str, Any], allowed: dict[str, str]) -> None:
+        check_round_story(self, msg, allowed)
+
     # -- views -------------------------------------------------------------------------------
 
     def check_view(self, view: Any, last_action: Mapping[str, Any] | None) -> list[str]:
@@ -780,6 +784,62 @@ def check_view(
     if last_action is None and use_record_last_action:
         last_action = last_action_of(record)
     return tracker.check_view(view, last_action)
+
+
+# -- the round told again (issue 20, R-SEE-STORY; docs/protocol.md, "round_story") ----------
+
+
+def check_round_story(tracker: Tracker, msg: Mapping[str, Any], allowed: dict[str, str]) -> None:
+    """A ``round_story`` may show exactly the finished round's faces, after its reveal and no
+    earlier: it must come between that round's ``reveal`` and the next ``round``, tell that round
+    (its number, its dealer, its hands as dealt from the record's deck, each draw before a recycle
+    the next card of that deck), and name no card of the deck that nobody drew (the unseen rest of
+    the pile); every other card of the round was in a hand (shown by the reveal's story) or face
+    up on its pile. Any other card it names is a LEAK (the caller checks the codes found)."""
+    rnd = tracker._need_round(msg)
+    if not rnd.over:
+        tracker.fail_msg(msg, "LEAK (R-SEE-STORY): a round's story before the round's reveal")
+        return
+    number = msg.get("round")
+    if number != rnd.index + 1:
+        tracker.fail_msg(
+            msg,
+            f"LEAK (R-SEE-STORY): round {number!r}'s story after round {rnd.index + 1}'s reveal",
+        )
+        return
+    rec = tracker.rounds[rnd.index]
+    hands, rest = deal(list(rec["deck"]), int(rec["dealer"]), tracker.n)
+    want = [[hand[s] for s in SLOTS] for hand in hands]
+    if msg.get("dealer") != rec["dealer"]:
+        tracker.fail_msg(msg, f"WRONG (R-SEE-STORY): dealer {msg.get('dealer')!r}")
+    if msg.get("hands") != want:
+        tracker.fail_msg(msg, f"WRONG CARD (R-SEE-STORY): hands {msg.get('hands')!r}, dealt {want}")
+    moves = msg.get("moves")
+    if not isinstance(moves, list):
+        tracker.fail_msg(msg, "DOC: a round_story's moves are a list")
+        return
+    drawn = 0  # cards taken from the deck so far: by a draw, or by a timeout with nothing held
+    holding: set[Any] = set()
+    for move in moves:
+        typ = move.get("type") if isinstance(move, Mapping) else None
+        if typ == "recycle":
+            break  # later draws come from the pile turned over: every card of it was public
+        seat = move.get("seat") if isinstance(move, Mapping) else None
+        from_deck = typ == "draw" or (
+            typ == "timeout" and seat not in holding and move.get("card") is not None
+        )
+        if typ == "draw":
+            holding.add(seat)
+        elif typ in ("swap", "discard", "jack", "queen", "king", "timeout"):
+            holding.discard(seat)
+        if from_deck:
+            if drawn >= len(rest) or move.get("card") != rest[drawn]:
+                got = move.get("card")
+                tracker.fail_msg(msg, f"WRONG CARD (R-SEE-STORY): deck card {drawn + 1} is {got!r}")
+            drawn += 1
+    unseen = frozenset() if rnd.recycled else frozenset(rnd.deck)
+    for card in ALL_CARDS - unseen:
+        allowed.setdefault(card, "R-SEE-STORY")
 
 
 # -- Crisps! (docs/rules-crisps.md §9): its own checker (tests/support/leakcheck_crisps.py), as

@@ -399,6 +399,29 @@ class RevealEvent(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class RoundStoryEvent(Event):
+    """The round told again (issue 20, R-SEE-STORY): once its ``reveal`` is out the round is over
+    and every face of it may be shown, so the phone can play its turns again face up. Sent to
+    everyone right after the ``reveal`` (before any ``game_over``); made by
+    ``crisp.engine.crisp.story``. It holds only the finished round's faces: its hands as dealt, the
+    cards drawn in it and those that were face up on its pile; never a card nobody drew."""
+
+    type: ClassVar[str] = "round_story"
+    round: Ordinal = field(metadata=_doc("the finished round's number, from 1"))
+    dealer: Seat = field(metadata=_doc("the round's dealer"))
+    hands: list[Hand] = field(
+        metadata=_doc("every seat's hand as dealt, by seat: [left, middle, right]")
+    )
+    moves: list[dict[str, Any]] = field(
+        metadata=_doc(
+            "the round's public moves in order, as everyone got them (`ready`, `draw`, `swap`, "
+            "`discard`, `jack`, `queen`, `king`, `take`, `timeout`, `recycle`, `crisp`, each "
+            "with its `t`), every `draw` now with its `card`"
+        )
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class GameOverEvent(Event):
     """A total reached the host's limit: the game is over (R-GAME-END). Sent to everyone, right
     after the last ``reveal``."""
@@ -450,6 +473,7 @@ EVENT_TYPES: tuple[type[Event], ...] = tuple(
         WindowClosedEvent,
         CrispEvent,
         RevealEvent,
+        RoundStoryEvent,
         GameOverEvent,
         ClockEvent,
     )

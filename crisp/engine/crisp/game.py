@@ -19,6 +19,7 @@ from crisp.engine.crisp.phase import OVER
 from crisp.engine.crisp.round import Round
 from crisp.engine.crisp.scoring import game_winners
 from crisp.engine.crisp.shuffle import FairShuffle, LegacySeed
+from crisp.engine.crisp.story import Story
 from crisp.engine.crisp.timing import Ms, Seconds, Timing, to_ms, to_seconds
 from crisp.engine.crisp.views import round_view
 
@@ -90,6 +91,7 @@ class Game:
         # batches handed out): the feed is made from them when a view asks (``feed``), so a
         # change costs one list extend, not a copy of each public message.
         self._said: list[Out] = []
+        self._story: Story | None = None  # the current round's, told at its reveal (story.py)
         self.absent: list[bool] = [False] * self.n  # seats whose draws time out (set_absent)
         self._pending_clock: list[dict[str, Any]] = []  # set between rounds, for the next deal
 
@@ -192,6 +194,7 @@ class Game:
         else:
             cards = check_deck(deck)
         r = Round(number, self.n, dealer, cards, self.options, self.timing, self.knowledge)
+        self._story = Story(number, dealer, r.hands)
         self.rounds.append(r)
         self._said = []
         self._log.append({"dealer": dealer, "deck": list(cards), "actions": []})
@@ -315,6 +318,9 @@ class Game:
     def _settle(self, r: Round) -> None:
         """Score ``r``, the round that just ended, and end the game if a total reached the
         limit."""
+        if self._story is not None:  # R-SEE-STORY: the round's moves, read once it is over
+            self._story.note(self._said)
+            self._story.note(r.out)  # this change's, before the reveal
         self._settled = len(self.rounds)
         scores = r.scores or []
         self.totals = [a + b for a, b in zip(self.totals, scores, strict=True)]
@@ -328,6 +334,8 @@ class Game:
             t=ts, caller=r.caller, hands=hands, scores=list(scores), totals=list(self.totals)
         )
         r.out.append(Out.of(None, reveal))
+        if self._story is not None:  # R-SEE-STORY: the round told again, now face up
+            r.out.append(Out.of(None, self._story.event(ts)))
         winners = game_winners(self.totals, self.options.limit)
         if winners is not None:
             self.over = True

@@ -27,9 +27,10 @@ def _digests(outs: list[Out], n: int) -> dict[str, str]:
     """Every seat's and a spectator's stream, without its ``window_closed`` messages: since issue
     12 the engine also sends one when the next turn ends before the 3 s (R-WINDOW), so the old
     code's streams are compared without them (the digests of the old code's streams without them
-    were made by running tests/fixtures/legacy/add_window_closed_free.py against f590dfd)."""
+    were made by running tests/fixtures/legacy/add_window_closed_free.py against f590dfd); nor
+    with the ``round_story`` that issue 20 adds after each reveal (R-SEE-STORY)."""
     seats: list[int | None] = [*range(n), None]
-    kept = [o for o in outs if o.msg["type"] != "window_closed"]
+    kept = [o for o in outs if o.msg["type"] not in ("window_closed", "round_story")]
     return {
         str(s): hashlib.sha256(dumps_stream(stream(kept, s)).encode()).hexdigest() for s in seats
     }

@@ -209,6 +209,35 @@ function fairnessOf(record) {
 }
 
 const differs = (message, rounds) => ({ ok: false, message, rounds });
+const short = (hex) => `${String(hex).slice(0, 12)}…`;
+
+// The record against what this phone kept (issue 20, finding 11): every difference, in words.
+function againstPhone(fair, { seen, seat }, result) {
+  const kept = Array.isArray(seen) ? seen : [];
+  if (!kept.length) {
+    return { ...result, message: "verified by itself only: this phone kept nothing from before the deal to compare" };
+  }
+  const mine = kept.find((x) => x.commitment === fair.commitment);
+  if (!mine) {
+    const last = kept[kept.length - 1].commitment;
+    const why = [`not what this phone saw: the record's commitment ${short(fair.commitment)} is new ` +
+      `(this phone saw ${short(last)} in the lobby)`];
+    const own = kept.map((x) => x.seed).filter(Boolean);
+    if (own.length && !own.some((s) => fair.seeds.includes(s))) {
+      why.push("this phone's client seed is missing from the record");
+    }
+    return { ok: false, message: why.join("; "), rounds: result.rounds };
+  }
+  if (mine.seed) {
+    const at = Number.isInteger(seat) ? fair.seeds[seat] : undefined;
+    const there = Number.isInteger(seat) ? at === mine.seed : fair.seeds.includes(mine.seed);
+    if (!there) {
+      const what = !at ? "is missing from the record" : `differs: it sent ${short(mine.seed)}, the record has ${short(at)}`;
+      return { ok: false, message: `not what this phone saw: this phone's client seed ${what}`, rounds: result.rounds };
+    }
+  }
+  return { ...result, message: "verified: matches what this phone saw before the deal" };
+}
 
 async function compare(fair, crypto) {
   const seed = bytesOf(fair.seed);
@@ -245,11 +274,19 @@ async function compare(fair, crypto) {
 // cannot be checked (malformed, unfinished, made before the scheme) gives
 // {ok: false, message: "cannot verify: …", rounds: 0}. `options.subtle` replaces crypto.subtle
 // (null: the built-in SHA-256), for tests.
+//
+// `options.phone` ({seen, seat}: what this phone kept before the deal, fairseed.js's `phoneSaw`,
+// and its seat) adds the check that matters to a player (issue 20): the record's commitment is
+// one this phone saw in the lobby, and its client seed is the one this phone sent, at its seat.
+// Then the message is "verified: matches what this phone saw before the deal", or says what
+// differs (ok false).
 export async function verifyRecord(record, options = {}) {
   const subtle = "subtle" in options ? options.subtle : globalThis.crypto?.subtle;
   try {
     const data = typeof record === "string" ? JSON.parse(record) : record;
-    return await compare(fairnessOf(data), cryptoOf(subtle));
+    const fair = fairnessOf(data);
+    const result = await compare(fair, cryptoOf(subtle));
+    return options.phone && result.ok ? againstPhone(fair, options.phone, result) : result;
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     return { ok: false, message: `cannot verify: ${why}`, rounds: 0 };

@@ -12,7 +12,7 @@ import * as table from "./table.js";
 import { gameModule } from "../common/module.js";
 
 const ENGINE = new Set(["game", "round", "look", "ready", "turn", "draw", "recycle", "swap", "discard", "jack",
-  "queen", "king", "take", "timeout", "turn_end", "window_closed", "crisp", "reveal", "game_over", "clock"]);
+  "queen", "king", "take", "timeout", "turn_end", "window_closed", "crisp", "reveal", "game_over", "clock", "round_story"]);
 
 export default gameModule({ anim, feed, input, model, options, refusals, results, table }, {
   type: "crisp",
@@ -43,4 +43,12 @@ export default gameModule({ anim, feed, input, model, options, refusals, results
   },
   // "Verify the shuffle" (docs/fairness.md): asked for once a game is over.
   verifier: () => import("./fairness.js"),
+  // "Replay the round" (issue 20): replay.js, loaded at the first tap.
+  onAction(action, api) {
+    if (action === "replay") {
+      import("./replay.js").then((m) => m.onAction(action, api)).catch(() => {});
+      return true;
+    }
+    return input.onAction(action, api);
+  },
 });

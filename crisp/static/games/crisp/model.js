@@ -225,6 +225,9 @@ export function applyEvent(m, msg, me) {
       m.revealedAt = performance.now();
       m.history.push({ round: r.number, scores: msg.scores, totals: msg.totals });
       break;
+    case "round_story": // issue 20: the round just revealed, face up (replay.js)
+      m.story = msg;
+      break;
     case "game_over":
       m.over = true;
       m.winners = msg.winners;

@@ -11,6 +11,12 @@ export function value(code) {
   return "TJQK".includes(rank) ? 10 : Number(rank);
 }
 
+// A round's score with its sign: "+12", "−5" (U+2212), "0"; never "+-5" (issue 20, finding 9).
+export function signed(n) {
+  if (n > 0) return `+${n}`;
+  return n < 0 ? `−${-n}` : "0";
+}
+
 const nameOf = (g, seat) => g.players[seat] ?? `#${seat + 1}`;
 
 function handsTable(g, rev) {
@@ -43,7 +49,7 @@ function history(g) {
   const head = html`<div role="row" class="hrow head"><span role="columnheader">${t("results.roundcol")}</span>
     ${g.players.map((p) => html`<span role="columnheader">${p}</span>`)}</div>`;
   const body = rows.map((row) => html`<div role="row" class="hrow"><span role="rowheader">${row.round ?? t("results.earlier")}</span>
-    ${row.totals.map((total, seat) => html`<span role="cell">${row.scores ? html`<small>+${row.scores[seat]}</small> ` : ""}${total}</span>`)}</div>`);
+    ${row.totals.map((total, seat) => html`<span role="cell">${row.scores ? html`<small>${signed(row.scores[seat])}</small> ` : ""}${total}</span>`)}</div>`);
   return html`<h3>${t("results.history")}</h3>
     <div role="table" class="history" data-test="history" aria-label="${t("results.history")}">${head}${body}</div>${chart(g)}`;
 }
@@ -82,6 +88,7 @@ export function resultsBody(g, { scoresOnly = false } = {}) {
     ${g.over ? html`<p class="winners" data-test="winners">${t(g.winners.length > 1 ? "results.winners" : "results.winner", { names })}</p>` : ""}
     ${rev.caller != null ? html`<p>${t("results.caller", { name: nameOf(g, rev.caller) })}</p>` : ""}
     ${handsTable(g, rev)}
+    ${g.story && g.story.round === rev.round ? html`<button data-action="replay" data-test="replay-round">${t("results.replay")}</button>` : ""}
     <p class="muted small">${t("results.rule5")}</p>
     <h3>${t("results.standings")}</h3>${standings(g)}${history(g)}`;
 }

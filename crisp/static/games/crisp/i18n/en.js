@@ -134,4 +134,13 @@ export default {
   "guide.queen": "A Queen ({card}): use it to swap one of your cards with any card of another player; nobody sees the cards.",
   "guide.king": "A King ({card}): use it to discard it and draw twice more.",
   "guide.window": "Your crisp window: {s} s to tap Crisp if you think your total is the lowest; otherwise just wait.",
+  "results.replay": "Replay the round",
+  "replay.title": "Round {n}, told again",
+  "replay.deal": "The deal, face up",
+  "replay.draw": "{name} draws {card}",
+  "replay.swap": "{name} swaps, {card} to the pile",
+  "replay.discard": "{name} plays {card}",
+  "replay.queen": "{name} swaps a card with {other}",
+  "replay.crisp": "{name} calls crisp!",
+  "replay.pile": "Pile:",
 };

@@ -137,4 +137,13 @@ export default {
   "guide.queen": "Une Dame ({card}) : joue-la pour échanger une de tes cartes avec n’importe quelle carte d’un autre joueur ; personne ne voit les cartes.",
   "guide.king": "Un Roi ({card}) : joue-le pour le défausser et piocher deux fois de plus.",
   "guide.window": "Ta fenêtre crisp : {s} s pour toucher Crisp si tu penses avoir le plus petit total ; sinon, attends.",
+  "results.replay": "Rejouer la manche",
+  "replay.title": "Manche {n}, racontée à nouveau",
+  "replay.deal": "La donne, face visible",
+  "replay.draw": "{name} pioche {card}",
+  "replay.swap": "{name} échange, {card} sur la défausse",
+  "replay.discard": "{name} joue {card}",
+  "replay.queen": "{name} échange une carte avec {other}",
+  "replay.crisp": "{name} annonce crisp !",
+  "replay.pile": "Défausse :",
 };

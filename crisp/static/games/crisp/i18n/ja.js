@@ -135,4 +135,13 @@ export default {
   "guide.queen": "Q（{card}）：使うと自分のカード1枚を他の人の好きなカードと交換します。カードは誰にも見えません。",
   "guide.king": "K（{card}）：使うと捨てて、さらに2回引けます。",
   "guide.window": "クリスプのチャンス：あと{s}秒。合計がいちばん小さいと思ったら「クリスプ」をタップ。そうでなければ待ちましょう。",
+  "results.replay": "このラウンドを再生",
+  "replay.title": "第{n}ラウンドの再生",
+  "replay.deal": "配られたカード（表向き）",
+  "replay.draw": "{name}さんが{card}を引く",
+  "replay.swap": "{name}さんが交換、{card}を捨て札に",
+  "replay.discard": "{name}さんが{card}を出す",
+  "replay.queen": "{name}さんが{other}さんとカードを交換",
+  "replay.crisp": "{name}さんがクリスプ！",
+  "replay.pile": "捨て札：",
 };
