@@ -52,5 +52,7 @@ def test_the_shipped_proxies_keep_the_metrics_inside() -> None:
     caddy = (ROOT / "deploy" / "Caddyfile").read_text(encoding="utf-8")
     haproxy = (ROOT / "deploy" / "haproxy.cfg").read_text(encoding="utf-8")
     assert "respond /metrics 404" in caddy.split("reverse_proxy")[0]
+    assert "respond /admin/* 404" in caddy.split("reverse_proxy")[0]
     frontend = haproxy.split("frontend crisp")[1].split("backend nodes")[0]
     assert "http-request deny deny_status 404 if { path /metrics }" in frontend
+    assert "http-request deny deny_status 404 if { path_beg /admin/ }" in frontend

@@ -46,6 +46,8 @@ frontend crisp
     bind {bind}
     # The nodes' metrics are for the operator's monitoring, inside, not for the internet.
     http-request deny deny_status 404 if {{ path /metrics }}
+    # The operator's routes (crisp rooms) answer only on a node's own machine.
+    http-request deny deny_status 404 if {{ path_beg /admin/ }}
     default_backend nodes
 
 backend nodes
