@@ -157,7 +157,18 @@ def _bench_load(args: argparse.Namespace) -> int:
         args.human,
         args.human_seconds,
         args.json,
+        args.relays,
     )
+
+
+def _relays(value: str) -> tuple[str, ...]:
+    kinds = tuple(k.strip() for k in value.split(",") if k.strip())
+    unknown = [k for k in kinds if k not in ("fastapi", "colyseus")]
+    if unknown or not kinds:
+        raise argparse.ArgumentTypeError(
+            f"{value!r}: a comma-separated list of fastapi and colyseus"
+        )
+    return kinds
 
 
 def _timer(value: str) -> int | None:
@@ -525,6 +536,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="human pace: comma-separated room counts, rising",
     )
     bl.add_argument("--human-seconds", type=_above_zero, default=30.0, help="default 30")
+    bl.add_argument(
+        "--relays",
+        type=_relays,
+        default=(),
+        metavar="KINDS",
+        help="after each human-pace run, the same traffic through bare relays: comma-separated, "
+        "of fastapi (Crisp's stack, no game) and colyseus (Colyseus 0.16, tools/colyseus_relay: "
+        "needs Node.js and npm ci there)",
+    )
     bl.add_argument("--json", action="store_true")
     bl.set_defaults(func=_bench_load)
     _add_admin(sub)

@@ -165,12 +165,13 @@ class Stats:
     msgs: int = 0  # messages (events) received by all the sockets
     frames: int = 0  # text frames received (a frame may hold several messages)
     probes: int = 0  # of the messages: round-trip probes
+    bytes: int = 0  # payload bytes of the frames received
     actions: int = 0
     latencies: list[float] = field(default_factory=list)
     errors: collections.Counter[str] = field(default_factory=collections.Counter)
 
     def begin(self) -> None:
-        self.msgs = self.frames = self.probes = self.actions = 0
+        self.msgs = self.frames = self.probes = self.bytes = self.actions = 0
         self.latencies = []
         self.start = time.perf_counter()
         self.measuring = True
@@ -190,6 +191,7 @@ class Window:
     seconds: float
     msgs_per_s: float
     frames_per_s: float
+    bytes_per_frame: float
     probe_share: float
     actions_per_s: float
     p50_ms: float
@@ -207,6 +209,7 @@ class Window:
             for k, v in {
                 "msgs_per_s": round(self.msgs_per_s),
                 "frames_per_s": round(self.frames_per_s),
+                "bytes_per_frame": round(self.bytes_per_frame),
                 "msgs_per_action": round(self.msgs_per_s / self.actions_per_s, 2)
                 if self.actions_per_s
                 else None,
@@ -245,6 +248,7 @@ async def measure(stats: Stats, pid: int, warmup: float, seconds: float) -> Wind
         seconds=elapsed,
         msgs_per_s=stats.msgs / elapsed,
         frames_per_s=stats.frames / elapsed,
+        bytes_per_frame=stats.bytes / stats.frames if stats.frames else 0.0,
         probe_share=stats.probes / stats.msgs if stats.msgs else 0.0,
         actions_per_s=stats.actions / elapsed,
         p50_ms=statistics.median(ms) if ms else float("nan"),
@@ -426,6 +430,8 @@ def on_game_text(conn: WsConn, data: bytes) -> None:
     p: Player = conn.owner
     room = p.room
     stats = room.stats
+    if stats.measuring:
+        stats.bytes += len(data)
     if data[:1] == b"[":
         msgs = loads(data)
         if stats.measuring:
@@ -704,6 +710,7 @@ def on_base_text(conn: WsConn, data: bytes) -> None:
     if stats.measuring:
         stats.msgs += 1
         stats.frames += 1
+        stats.bytes += len(data)
     j = data.find(b'"n":') + 4
     n = int(data[j : data.find(b",", j)])
     entry = room.pending.get(n)
@@ -849,6 +856,7 @@ def main(
     human: list[int],
     human_seconds: float,
     as_json: bool,
+    relays: Sequence[str] = (),
 ) -> int:
     nofile = raise_nofile()
     server_core, gen_core = cores()
@@ -876,6 +884,10 @@ def main(
             runs.append(run)
             if not as_json:
                 print_human(run)
+            run["relays"] = [
+                relay_row(kind, run, max(warmup, 5.0), human_seconds, server_core, as_json)
+                for kind in relays
+            ]
             if not run["ok"]:
                 break
             capacity = run
@@ -890,6 +902,51 @@ def main(
     if as_json:
         print(json.dumps(report))
     return 0
+
+
+def relay_row(
+    kind: str,
+    game: dict[str, Any],
+    warmup: float,
+    seconds: float,
+    server_core: set[int] | None,
+    as_json: bool,
+) -> dict[str, Any]:
+    """The same player-visible traffic as the human-pace run ``game``, through a bare relay
+    (crisp/bench/load_relays.py): its CPU, latency and memory beside the game's."""
+    from crisp.bench import load_relays
+
+    why = load_relays.unavailable(kind)
+    if why is not None or not game["actions_per_s"]:
+        row: dict[str, Any] = {"relay": kind, "skipped": why or "the game run timed no action"}
+        if not as_json:
+            print(f"  relay {kind}: not run ({row['skipped']})")
+        return row
+    probe_frames = game["probe_share"] * game["msgs_per_s"]  # a probe travels alone
+    traffic = load_relays.Traffic(
+        rooms=game["rooms"],
+        action_gap_s=game["rooms"] / game["actions_per_s"],
+        frames_per_action=max(
+            1.0, (game["frames_per_s"] - probe_frames) / 8 / game["actions_per_s"]
+        ),
+        frame_bytes=max(60, game["bytes_per_frame"]),
+    )
+    row = load_relays.run_relay(kind, traffic, warmup, seconds, server_env(False), server_core)
+    row["game_cpu_ratio"] = (
+        round(game["server_cpu_pct"] / row["server_cpu_pct"], 2) if row["server_cpu_pct"] else None
+    )
+    row["game_memory_ratio"] = (
+        round(game["kb_per_room"] / row["kb_per_room"], 2) if row["kb_per_room"] > 0 else None
+    )
+    if not as_json:
+        print(
+            f"  relay {kind}, the same traffic ({traffic.frames_per_action:.2f} frames of "
+            f"{traffic.frame_bytes} B per action, one action every {traffic.action_gap_s:.2f} s "
+            f"a room): server CPU {row['server_cpu_pct']}%, p50 {row['p50_ms']} ms, p99 "
+            f"{row['p99_ms']} ms, {row['kb_per_room']} KB/room; the game needs "
+            f"{row['game_cpu_ratio']}x its CPU and {row['game_memory_ratio']}x its memory"
+        )
+    return row
 
 
 def print_throughput(r: dict[str, Any]) -> None:

@@ -116,6 +116,8 @@ class RelayRoom:
         stats = self.stats
         if stats.measuring:
             stats.msgs += 1
+            stats.frames += 1
+            stats.bytes += len(data)
         entry = self.pending.get(frame_number(data))
         if entry is None:
             return

@@ -38,6 +38,8 @@ def test_bench_load_json_shape() -> None:
             "2",
             "--human-seconds",
             "3",
+            "--relays",
+            "fastapi",
             "--json",
         ],
         capture_output=True,
@@ -77,3 +79,7 @@ def test_bench_load_json_shape() -> None:
     human = report["human"]
     assert human and human[0]["rooms"] == 2 and human[0]["server_peak_rss_mb"] > 0
     assert "human_capacity_rooms" in report
+    # the same human-pace traffic through the bare relay, beside the game's figures
+    [relay] = human[0]["relays"]
+    assert relay["relay"] == "fastapi" and relay["rooms"] == 2
+    assert relay.get("timed_actions", 0) > 0 or "skipped" in relay, relay
