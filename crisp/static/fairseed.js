@@ -48,7 +48,7 @@ export class SeedSender {
 // latest 8), so that "Verify the shuffle" checks the record against the phone, not only against
 // itself. `seed` is the client seed this phone sent for that commitment (null: it sent none).
 const MEMORY = 8;
-const memoryKey = (game, code) => `crisp.fair.${game || "crisp"}.${code}`;
+const memoryKey = (game, code) => `crisp.fair.${game || "room"}.${code}`;
 
 export function phoneSaw(game, code, store = globalThis.localStorage) {
   try {

@@ -7,6 +7,7 @@ review under tests/artifacts/screenshots/."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -148,14 +149,21 @@ def expect_pile(phones: list[Phone], code: str) -> None:
 
 def storage_has_no_card(phone: Phone) -> None:
     """R-SEE-LOOK / R-SEE-DRAWN: the phone keeps no card anywhere: its storage holds only the seat
-    token (per room), the name, the language and the sound and deck settings; no value but a
-    token looks like a card code."""
+    token (per room), the name, the language and the sound and deck settings, the guide's "done"
+    and, per room, the lobby's commitment and the client seed this phone sent (crisp.fair.*: the
+    shuffle's check, docs/fairness.md); no value but a token or those hex strings looks like a
+    card code."""
     stored = phone.storage()
     assert stored["session"] == {}, stored
     for key, text in stored["local"].items():
         settings = ("crisp.name", "crisp.lang", "crisp.sound", "crisp.fourcolour")
-        assert key in settings or key.startswith("crisp.token."), (key, text)
-        if not key.startswith("crisp.token."):
+        kept = key.startswith(("crisp.token.", "crisp.fair.", "crisp.guide."))
+        assert key in settings or kept, (key, text)
+        if key.startswith("crisp.fair."):
+            for entry in json.loads(text):  # hex only: a commitment and a seed
+                assert set(entry) <= {"commitment", "seed"}, (key, text)
+                assert all(re.fullmatch(r"[0-9a-f]*", v or "") for v in entry.values()), text
+        elif not key.startswith("crisp.token."):
             assert not STORED_CODE.search(text), (key, text)
 
 

@@ -353,7 +353,7 @@ def test_french_and_japanese_tables(phones: Any, host: Any) -> None:
     expect(phone.loc('[data-test="status"]')).to_have_text("Ana ouvre le pli.")
     room.act(1, {"do": "play", "cards": "22"})
     expect(phone.loc('[data-test="status"]')).to_have_text(
-        "À vous\u00a0: jouez sur la combinaison d’Ana (une paire de 2), ou passez."
+        "À toi\u00a0: joue sur la combinaison d’Ana (une paire de 2), ou passe."
     )
     select(phone, "33")
     expect(phone.action("play")).to_have_text("Jouer\u00a0: Paire de 3")

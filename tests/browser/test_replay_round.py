@@ -21,8 +21,9 @@ pytestmark = pytest.mark.skipif(
 
 FRAMES = """(() => { window.__stories = []; const Real = window.WebSocket;
   window.WebSocket = class extends Real { constructor(...a) { super(...a);
-    this.addEventListener("message", (e) => { try { const m = JSON.parse(e.data);
-      if (m.type === "round_story" || m.type === "reveal") window.__stories.push(m.type);
+    this.addEventListener("message", (e) => { try { const d = JSON.parse(e.data);
+      for (const m of Array.isArray(d) ? d : [d])  // a frame: one message, or an array of several
+        if (m.type === "round_story" || m.type === "reveal") window.__stories.push(m.type);
     } catch {} }); } };
 })();"""
 

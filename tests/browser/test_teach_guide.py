@@ -32,7 +32,7 @@ def test_first_game_guide_is_skippable_and_remembered(server: Any, phones: Any, 
     now (the look: tap Ready); Skip removes it; after a reload it does not come back; How to
     play opens as an overlay in the page, in the phone's language."""
     srv = server(5, clock_speed=0.5)
-    ana = phones(srv, "Pixel 7", "ana", locale=LOCALES[lang])
+    ana = phones(srv, "Pixel 7", "ana", guide=True, locale=LOCALES[lang])
     practice(ana)
     guide = ana.loc('[data-test="guide"]')
     expect(guide).to_be_visible()
@@ -62,7 +62,7 @@ def test_rules_link_opens_how_to_play_in_the_app(server: Any, phones: Any) -> No
     """Finding 2: the room's Rules link opens How to play in the page (no new tab); the full
     rules stay one link away inside it."""
     srv = server(5, clock_speed=0.5)
-    ana = phones(srv, "Pixel 7", "ana")
+    ana = phones(srv, "Pixel 7", "ana", guide=True)
     ana.create_room("Ana")
     ana.tap('[data-test="rules"]')
     howto = ana.loc('[data-test="howto"]')
@@ -81,7 +81,7 @@ def test_waiting_names_the_crisp_window_and_the_feed_is_told_again(
     to call crisp, with a countdown; the card she then holds is explained; the feed's newest
     line is whole (not cut with "…"); a language switch tells every line again in French."""
     srv = server(5, clock_speed=0.5)
-    ana = phones(srv, "Pixel 7", "ana")
+    ana = phones(srv, "Pixel 7", "ana", guide=True)
     practice(ana, bots=2)
     ana.tap(ana.action("ready"))
     text = ana.loc('[data-test="guide-text"]')

@@ -89,6 +89,7 @@ class Phone:
         device_name: str,
         base: str,
         label: str,
+        guide: bool = False,
         **options: Any,
     ) -> None:
         self.label = label
@@ -96,6 +97,11 @@ class Phone:
         self.context = browser.new_context(
             base_url=base, **{**device(playwright, device_name), **options}
         )
+        if not guide:  # a phone that has played before: no first-game guide on its table
+            self.context.add_init_script(
+                "for (const g of ['crisp', 'crisps']) if (!localStorage.getItem(`crisp.guide.${g}`))"
+                " localStorage.setItem(`crisp.guide.${g}`, 'done');"
+            )
         self.context.set_default_timeout(TIMEOUT_MS)
         self.page: Page = self.context.new_page()
         self.errors: list[str] = []

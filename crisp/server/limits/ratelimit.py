@@ -29,7 +29,7 @@ from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket
 
 from crisp.server.limits.clientaddr import rate_key
-from crisp.server.rooms.members import normalize_code
+from crisp.server.rooms.members import is_code, normalize_code
 from crisp.server.settings import Settings
 
 Clock = Callable[[], float]
@@ -179,6 +179,8 @@ def canonical_path(conn: HTTPConnection, code: str) -> str | None:
     template = getattr(conn.scope.get("route"), "path", "")
     at = template.split("/").index("{code}") if "{code}" in template else -1
     canonical = normalize_code(code)
+    if not is_code(canonical):
+        return None  # not a code in any spelling: the route answers (404), nothing is echoed
     if not 0 < at < len(segments) or unquote(segments[at]) != code or segments[at] == canonical:
         return None
     segments[at] = quote(canonical, safe="")

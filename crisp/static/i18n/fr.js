@@ -107,5 +107,5 @@ export default {
   "home.game": "Jeu",
   "botlevel.random": "au hasard",
   "tv.open": "Écran partagé (télé)",
-  "tv.openhint": "Ouvre ce lien sur une télé ou un ordinateur : la table, pour que tout le monde la voie.",
+  "tv.openhint": "Ouvre ce lien sur une télé ou un ordinateur : la table, pour que tout le monde la voie.",
 };

@@ -144,6 +144,6 @@ export default {
   "replay.swap": "{name} échange, {card} sur la défausse",
   "replay.discard": "{name} joue {card}",
   "replay.queen": "{name} échange une carte avec {other}",
-  "replay.crisp": "{name} annonce crisp !",
-  "replay.pile": "Défausse :",
+  "replay.crisp": "{name} annonce crisp !",
+  "replay.pile": "Défausse :",
 };
