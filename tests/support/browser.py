@@ -99,7 +99,8 @@ class Phone:
         )
         if not guide:  # a phone that has played before: no first-game guide on its table
             self.context.add_init_script(
-                "for (const g of ['crisp', 'crisps']) if (!localStorage.getItem(`crisp.guide.${g}`))"
+                "for (const g of ['crisp', 'crisps'])"
+                " if (!localStorage.getItem(`crisp.guide.${g}`))"
                 " localStorage.setItem(`crisp.guide.${g}`, 'done');"
             )
         self.context.set_default_timeout(TIMEOUT_MS)
