@@ -210,6 +210,7 @@ function connect(code, token, { tv = false, practice = null } = {}) {
       closed: (status) => {
         localStorage.removeItem(tokenKey(code));
         if (status === "closed-4404") showHome(t("join.noroom", { code }));
+        else if (status === "closed-4405") showHome(t("conn.roomclosed", { code }));
         else showHome(status === "closed-4409" ? t("conn.removed") : t("conn.badtoken"));
         controller = null;
       },

@@ -83,7 +83,7 @@ export class Connection extends EventTarget {
       if (this.ws !== ws) return;
       clearInterval(this.pinger);
       this.ws = null;
-      if (event.code === 4409 || event.code === 4401 || event.code === 4404) {
+      if ([4409, 4401, 4404, 4405].includes(event.code)) { // removed, bad token, no room, closed
         this.stop();
         this.setStatus(`closed-${event.code}`);
         return;

@@ -11,6 +11,7 @@ export default {
   "join.title": "Join room {code}",
   "join.started": "The game has started: you will watch, and play in the next game.",
   "join.noroom": "There is no room {code}. It may have expired.",
+  "conn.roomclosed": "The server’s operator closed the room {code}.",
   "join.home": "Back to the start",
   "err.name": "Type a name first.",
   "err.code": "Type the 12 letters of the room code (5 for an older room).",

@@ -12,6 +12,7 @@ export default {
   "join.title": "Rejoindre le salon {code}",
   "join.started": "La partie a commencé : tu la regardes, et tu joueras à la prochaine.",
   "join.noroom": "Le salon {code} n’existe pas. Il a peut-être expiré.",
+  "conn.roomclosed": "L’administrateur du serveur a fermé le salon {code}.",
   "join.home": "Retour à l’accueil",
   "err.name": "Écris d’abord ton nom.",
   "err.code": "Écris les 12 lettres du code du salon (5 pour un salon plus ancien).",

@@ -11,6 +11,7 @@ export default {
   "join.title": "ルーム {code} に参加",
   "join.started": "ゲームはもう始まっています。観戦して、次のゲームから参加します。",
   "join.noroom": "ルーム {code} はありません。期限が切れたのかもしれません。",
+  "conn.roomclosed": "サーバーの管理者がルーム {code} を閉じました。",
   "join.home": "最初の画面に戻る",
   "err.name": "先に名前を入力してください。",
   "err.code": "ルームコードの英字12文字を入力してください（以前のルームは5文字）。",
