@@ -54,6 +54,7 @@ export default {
   "results.waiting": "Waiting for: {names}",
   "results.gameover": "Game over",
   "results.winner": "{names} wins!",
+  "results.winner.you": "You win!",
   "results.waitrematch": "Waiting for {name} to start another game…",
   "bot.tag": "bot · {level}",
   "bot.level": "Bot level",

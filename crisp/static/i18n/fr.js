@@ -55,6 +55,7 @@ export default {
   "results.waiting": "En attente de : {names}",
   "results.gameover": "Partie terminée",
   "results.winner": "{names} gagne !",
+  "results.winner.you": "Tu gagnes !",
   "results.waitrematch": "En attente que {name} relance une partie…",
   "bot.tag": "robot · {level}",
   "bot.level": "Niveau du robot",

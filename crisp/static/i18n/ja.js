@@ -54,6 +54,7 @@ export default {
   "results.waiting": "待っている人：{names}",
   "results.gameover": "ゲーム終了",
   "results.winner": "{names}の勝ち！",
+  "results.winner.you": "あなたの勝ち！",
   "results.waitrematch": "{name}が次のゲームを始めるのを待っています…",
   "bot.tag": "ボット・{level}",
   "bot.level": "ボットの強さ",

@@ -29,7 +29,7 @@ export class Renderer {
     const showResults = phase !== "lobby" && ((over && g.lastReveal) || m.shell.scores);
     const results = showResults
       ? resultsFrame(m, game.results.title(g),
-        html`${game.results.body(g, { scoresOnly })}${scoresOnly ? html`<p class="menu-rules">${langSelect("lang-menu")} ${rulesLink(m.room.game_type)}</p>${tvLink(m.room.code)}` : ""}`,
+        html`${game.results.body(g, { scoresOnly, seat: m.you?.seat })}${scoresOnly ? html`<p class="menu-rules">${langSelect("lang-menu")} ${rulesLink(m.room.game_type)}</p>${tvLink(m.room.code)}` : ""}`,
         { scoresOnly, verify: Boolean(!scoresOnly && this.verify()) })
       : "";
     patch(this.root, html`${connBanner(m)}<div id="stage" data-keep></div>${results}${toasts(m)}`);

@@ -74,7 +74,13 @@ function confetti() {
 }
 
 // The body under the shell's results frame; `scoresOnly`: the in-game Scores menu.
-export function resultsBody(g, { scoresOnly = false } = {}) {
+// The game's winners, told to you in the second person when you alone won.
+function winnerLine(g, names, seat) {
+  if (g.winners.length > 1) return t("results.winners", { names });
+  return seat != null && g.winners[0] === seat ? t("results.winner.you") : t("results.winner", { names });
+}
+
+export function resultsBody(g, { scoresOnly = false, seat = null } = {}) {
   const rev = g.lastReveal;
   if (scoresOnly || !rev) {
     return html`<h2>${t("menu.scores")}</h2>${standings(g)}${history(g) || html`<p class="muted">${t("results.nohistory")}</p>`}
@@ -85,7 +91,7 @@ export function resultsBody(g, { scoresOnly = false } = {}) {
   const names = g.winners.map((s) => nameOf(g, s)).join(", ");
   return html`${g.over ? confetti() : ""}
     <h2>${g.over ? t("results.gameover") : t("results.round", { n: rev.round })}</h2>
-    ${g.over ? html`<p class="winners" data-test="winners">${t(g.winners.length > 1 ? "results.winners" : "results.winner", { names })}</p>` : ""}
+    ${g.over ? html`<p class="winners" data-test="winners">${winnerLine(g, names, seat)}</p>` : ""}
     ${rev.caller != null ? html`<p>${t("results.caller", { name: nameOf(g, rev.caller) })}</p>` : ""}
     ${handsTable(g, rev)}
     ${g.story && g.story.round === rev.round ? html`<button data-action="replay" data-test="replay-round">${t("results.replay")}</button>` : ""}

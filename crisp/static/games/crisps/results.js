@@ -22,15 +22,15 @@ function standings(g) {
     .map((seat) => html`<li><span class="name">${nameOf(g, seat)}</span> <strong>${g.points[seat] ?? 0}</strong></li>`)}</ol>`;
 }
 
-export function resultsBody(g, { scoresOnly = false } = {}) {
+export function resultsBody(g, { scoresOnly = false, seat = null } = {}) {
   if (scoresOnly || !g.over) {
     return html`<h2>${t("menu.scores")}</h2><p>${t("cs.results.race")}</p>${standings(g)}
       <h3>${t("results.history")}</h3>${history(g)}`;
   }
   return html`<h2>${t("results.gameover")}</h2>
-    <p class="winners" data-test="winners">${t("results.winner", { names: nameOf(g, g.winner) })}</p>
+    <p class="winners" data-test="winners">${seat != null && g.winner === seat ? t("results.winner.you") : t("results.winner", { names: nameOf(g, g.winner) })}</p>
     ${standings(g)}
-    ${revealMarkup(g, { closable: false })}
+    ${revealMarkup(g, { closable: false, seat })}
     <h3>${t("results.history")}</h3>${history(g)}`;
 }
 

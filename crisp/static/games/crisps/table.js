@@ -137,14 +137,14 @@ function cardsRow(cards) {
 }
 
 // The last round's end, face up (CS-SEE-END): the four set-aside cards and the loser's hand.
-export function revealMarkup(g, { closable = true } = {}) {
+export function revealMarkup(g, { closable = true, seat = null } = {}) {
   const last = g.lastRound;
   if (!last) return "";
   const loser = 1 - last.winner;
   return html`<section class="cs-reveal" data-test="reveal" data-key="reveal${last.round}" aria-label="${t("cs.reveal.title", { n: last.round })}">
-    <p><strong>${t("cs.reveal.won", { n: last.round, name: nameOf(g, last.winner), a: last.points[0], b: last.points[1] })}</strong></p>
+    <p><strong>${t(last.winner === seat ? "cs.reveal.won.you" : "cs.reveal.won", { n: last.round, name: nameOf(g, last.winner), a: last.points[0], b: last.points[1] })}</strong></p>
     <p>${t("cs.reveal.aside")} ${cardsRow(last.set_aside)}</p>
-    <p>${t("cs.reveal.hand", { name: nameOf(g, loser) })} ${last.loser_hand ? cardsRow(last.loser_hand) : t("table.empty")}</p>
+    <p>${loser === seat ? t("cs.reveal.hand.you") : t("cs.reveal.hand", { name: nameOf(g, loser) })} ${last.loser_hand ? cardsRow(last.loser_hand) : t("table.empty")}</p>
     ${closable ? html`<button class="small" data-action="cs-reveal-close" data-test="reveal-close">${t("menu.close")}</button>` : ""}
   </section>`;
 }
@@ -233,7 +233,7 @@ export function tableMarkup(g, ctx) {
     <div class="field" data-key="field">
     <section class="opponents cs-opps k${others.length}" aria-label="${t("table.others")}">${others.map((s) => seatBox(g, ctx, s))}</section>
     <div class="cs-middle">${supplyMarkup(g)}${trickMarkup(g, ctx)}</div>
-    ${showReveal ? revealMarkup(g) : ""}
+    ${showReveal ? revealMarkup(g, { seat: ctx.seat }) : ""}
     ${feedBlock(ctx.feed, ctx.feedOpen)}
     <p class="status" data-test="status">${me == null && !ctx.tv ? sentences(t("table.spectating"), statusText(g, ctx)) : statusText(g, ctx)}</p>
     ${countdown(g)}

@@ -87,6 +87,8 @@ export default {
   "cs.reveal.won": "Round {n}: {name} emptied their hand ({a}–{b}).",
   "cs.reveal.aside": "Set aside:",
   "cs.reveal.hand": "{name}'s hand:",
+  "cs.reveal.won.you": "Round {n}: you emptied your hand ({a}–{b}).",
+  "cs.reveal.hand.you": "Your hand:",
   "cs.results.race": "The first to 3 points wins.",
   "cs.results.starter": "Started",
   "cs.results.winner": "Won by",

@@ -87,6 +87,8 @@ export default {
   "cs.reveal.won": "Manche {n} : {name} a vidé sa main ({a}–{b}).",
   "cs.reveal.aside": "Cartes écartées :",
   "cs.reveal.hand": "Main de {name} :",
+  "cs.reveal.won.you": "Manche {n} : tu as vidé ta main ({a}–{b}).",
+  "cs.reveal.hand.you": "Ta main :",
   "cs.results.race": "Le premier à 3 points gagne.",
   "cs.results.starter": "A commencé",
   "cs.results.winner": "Gagnée par",

@@ -86,6 +86,8 @@ export default {
   "cs.reveal.won": "第{n}ラウンド：{name}さんが手札を出し切りました（{a}–{b}）。",
   "cs.reveal.aside": "除外されていたカード：",
   "cs.reveal.hand": "{name}さんの手札：",
+  "cs.reveal.won.you": "第{n}ラウンド：あなたが手札を出し切りました（{a}–{b}）。",
+  "cs.reveal.hand.you": "あなたの手札：",
   "cs.results.race": "先に3点取った人の勝ちです。",
   "cs.results.starter": "先手",
   "cs.results.winner": "勝者",
