@@ -322,9 +322,13 @@ def test_the_round_end_reveals_the_set_aside_cards_and_the_losers_hand(
     select(ana, "112233445566")
     expect(ana.action("play")).to_have_text("Play: Pair run 1–6")
     ana.tap(ana.action("play"))
-    for phone in (ana, ben):
+    said = {
+        ana: "Round 1: you emptied your hand (1–0).",
+        ben: "Round 1: Ana emptied their hand (1–0).",
+    }
+    for phone in (ana, ben):  # Ana's own phone tells her in the second person (issue 20, finding 7)
         reveal = phone.loc('[data-test="reveal"]')
-        expect(reveal).to_contain_text("Round 1: Ana emptied their hand (1–0).")
+        expect(reveal).to_contain_text(said[phone])
         labels = reveal.locator('[role="img"]').evaluate_all("els => els.map(e => e.ariaLabel)")
         assert labels == ["7", "8", "9", "Crisp", *"112233445566"], labels
     expect(ben.loc('[data-test="feed"]')).to_contain_text(
