@@ -19,29 +19,14 @@ from crisp.engine.crisp.phase import OVER
 from crisp.engine.crisp.round import Round
 from crisp.engine.crisp.scoring import game_winners
 from crisp.engine.crisp.shuffle import FairShuffle, LegacySeed
-from crisp.engine.crisp.story import Story
+from crisp.engine.crisp.story import STORY_MOVES, Story
 from crisp.engine.crisp.timing import Ms, Seconds, Timing, to_ms, to_seconds
 from crisp.engine.crisp.views import round_view
 
 RECORD_FORMAT = "crisp-record/1"
 # The public moves a reconnecting phone's feed is rebuilt from (Game.feed), without their faces:
 # a face is public only at the moment it lands on the pile (R-SEE-PUBLIC), never in a later view.
-FEED = frozenset(
-    {
-        "round",
-        "ready",
-        "draw",
-        "swap",
-        "discard",
-        "jack",
-        "queen",
-        "king",
-        "take",
-        "timeout",
-        "recycle",
-        "crisp",
-    }
-)
+FEED = STORY_MOVES | {"round"}  # the round's own moves, and its start
 
 
 def faceless(msg: Mapping[str, Any]) -> dict[str, Any]:
