@@ -110,3 +110,10 @@ export function mini(face, red = false) {
   return face == null ? html`<span class="mini back" aria-hidden="true"></span>`
     : html`<span class="${red ? "mini red" : "mini"}">${face}</span>`;
 }
+
+// A game's guide, made on first use and kept for the page: start() and howto() of one game.
+export function gameGuide(game, words) {
+  let guide = null;
+  const start = () => (guide ??= new Guide(game, words));
+  return { start, howto: () => openHowto(words) };
+}

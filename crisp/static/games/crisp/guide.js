@@ -2,7 +2,7 @@
 // the engine messages this seat is sent. Loaded lazily by feed.js on a first game only.
 import { language, t } from "../../i18n.js";
 import { html } from "../../shell/html.js";
-import { Guide, mini, openHowto } from "../common/guide.js";
+import { gameGuide, mini } from "../common/guide.js";
 import { cardName, isRed } from "./cardname.js";
 
 const face = (code) => mini(cardName(code), isRed(code));
@@ -31,16 +31,7 @@ const COURT = {
   K: (card) => t("guide.king", { card }),
 };
 
-let guide = null;
-
-export function start() {
-  if (!guide) {
-    guide = new Guide("crisp", words);
-  }
-  return guide;
-}
-
-export const howto = () => openHowto(words);
+export const { start, howto } = gameGuide("crisp", words);
 
 // The tip after `msg` (names: the players, captured when it came).
 export function teach(players, msg, me) {

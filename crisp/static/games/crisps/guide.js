@@ -2,7 +2,7 @@
 // the engine messages this seat is sent. Loaded lazily by feed.js on a first game only.
 import { language, t } from "../../i18n.js";
 import { html } from "../../shell/html.js";
-import { Guide, mini, openHowto } from "../common/guide.js";
+import { gameGuide, mini } from "../common/guide.js";
 
 export const words = {
   labels: () => ({
@@ -21,16 +21,7 @@ export const words = {
     <li>${t("cs.guide.howto.5")}</li></ol>`,
 };
 
-let guide = null;
-
-export function start() {
-  if (!guide) {
-    guide = new Guide("crisps", words);
-  }
-  return guide;
-}
-
-export const howto = () => openHowto(words);
+export const { start, howto } = gameGuide("crisps", words);
 
 export function teach(players, msg, me) {
   const g = start();
