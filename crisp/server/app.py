@@ -35,6 +35,7 @@ from crisp.server.store.leases import Leases, RoomBusy
 from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage, Store
 from crisp.server.wire.closecodes import CloseCode
+from crisp.server.wire.lane import WebSocketLane
 from crisp.server.wire.protocol import CreateRequest, Joined, JoinRequest
 from crisp.server.wire.wsloop import endpoint
 from crisp.version import crisp_version
@@ -113,11 +114,6 @@ def create_app(
         await hub.close()
 
     app = FastAPI(title="Crisp", lifespan=lifespan, docs_url=None, redoc_url=None)
-    app.add_middleware(GZipMiddleware, minimum_size=600)
-    app.add_middleware(BodyLimit, max_bytes=settings.http_body_max_bytes)  # limits: 413
-    app.add_middleware(SecurityHeaders)  # limits: CSP and co. on every response
-    # limits: the client's address behind a trusted proxy (outermost: every layer sees it)
-    app.add_middleware(ClientAddress, trusted=settings.forwarded_allow_ips)
     limits = Limiters(settings)  # limits: per-IP and total rates (429)
     limits.install(app)
 
@@ -265,8 +261,6 @@ def create_app(
     async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
         return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
 
-    # limits: a refusal is the 429 response as the handshake's denial (counted by limit_refused)
-    @app.websocket("/ws/{code}", dependencies=[limits.code_limit(exists, limits.ws, seated=seated)])
     async def websocket(ws: WebSocket, code: str) -> None:
         try:
             await hub.find(normalize_code(code))
@@ -280,4 +274,16 @@ def create_app(
             return
         await endpoint(ws, code, hub)
 
+    def ws_refused(exc: LimitRefused) -> Response:
+        metrics.limited.labels(exc.code).inc()
+        return exc.response()
+
+    # Outermost last: the client's address behind a trusted proxy (every layer sees it), then the
+    # WebSocket lane (/ws/CODE, its code limit's refusal the 429 as the handshake's denial).
+    app.add_middleware(GZipMiddleware, minimum_size=600)
+    app.add_middleware(BodyLimit, max_bytes=settings.http_body_max_bytes)  # limits: 413
+    app.add_middleware(SecurityHeaders)  # limits: CSP and co. on every response
+    ws_limit = limits.code_limit_of(exists, limits.ws, seated=seated)
+    app.add_middleware(WebSocketLane, limit=ws_limit, handler=websocket, refusal=ws_refused)
+    app.add_middleware(ClientAddress, trusted=settings.forwarded_allow_ips)
     return app

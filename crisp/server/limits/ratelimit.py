@@ -241,7 +241,13 @@ class Limiters:
     ) -> Depends:
         """THE dependency of every route naming a room code (a test walks the routes):
         ``CodeLimit``."""
-        return Depends(CodeLimit(self, room_exists, limits, seated))
+        return Depends(self.code_limit_of(room_exists, *limits, seated=seated))
+
+    def code_limit_of(
+        self, room_exists: RoomExists, *limits: Limit, seated: Seated | None = None
+    ) -> CodeLimit:
+        """The ``CodeLimit`` itself, for what is not a route (the WebSocket lane)."""
+        return CodeLimit(self, room_exists, limits, seated)
 
     def install(self, app: FastAPI) -> None:
         """Answer a ``LimitRefused`` (a ``RateLimited`` too) with its response."""

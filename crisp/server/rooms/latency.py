@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 import statistics
-from collections import OrderedDict, deque
+from collections import deque
 
 from crisp.server.clock import Clock
 from crisp.server.rooms.peer import Peer
@@ -26,9 +26,11 @@ from crisp.server.wire.encoder import dumps as encode
 class RoundTrips:
     """One connection's probes in flight and its last round trips (real seconds)."""
 
+    __slots__ = ("fast_left", "keep", "next_due", "next_n", "pending", "samples")
+
     def __init__(self, samples: int) -> None:
         self.samples: deque[float] = deque(maxlen=samples)
-        self.pending: OrderedDict[int, float] = OrderedDict()  # n -> when it was sent
+        self.pending: dict[int, float] = {}  # n -> when it was sent, oldest first
         self.keep = samples  # probes in flight kept (older ones are forgotten: lost)
         self.next_n = 1
         self.next_due = 0.0  # once settled: when the next probe is due (the room's clock)
@@ -40,7 +42,7 @@ class RoundTrips:
         self.next_n += 1
         self.pending[n] = now
         while len(self.pending) > self.keep:
-            self.pending.popitem(last=False)
+            del self.pending[next(iter(self.pending))]
         return n
 
     def answered(self, n: int, now: float) -> float | None:

@@ -21,6 +21,8 @@ log = logging.getLogger("crisp.server")
 class TokenBucket:
     """``rate`` messages a second, ``burst`` at once."""
 
+    __slots__ = ("at", "burst", "rate", "tokens")
+
     def __init__(self, rate: float, burst: int) -> None:
         self.rate = rate
         self.burst = float(burst)
@@ -38,6 +40,23 @@ class TokenBucket:
 
 
 class Connection:
+    # One per socket, alive as long as its phone: no per-instance dict (issue 22, memory).
+    __slots__ = (
+        "arrays",
+        "bucket",
+        "close_code",
+        "closed",
+        "greeted",
+        "member",
+        "queue",
+        "queue_max",
+        "refused",
+        "seat",
+        "wakeup",
+        "writer",
+        "ws",
+    )
+
     def __init__(self, ws: WebSocket, *, queue_max: int, rate: float, burst: int) -> None:
         self.ws = ws
         # The send queue: a deque, and a future the idle writer waits on (cheaper per message

@@ -21,6 +21,7 @@ from crisp.server.app import create_app
 from crisp.server.limits.clientaddr import ClientAddress, Trusted, rate_key
 from crisp.server.limits.ratelimit import CodeLimit
 from crisp.server.settings import Settings
+from crisp.server.wire.lane import WebSocketLane
 
 CODE = "ACFHJKMNQRWX"
 
@@ -103,8 +104,15 @@ def test_every_route_naming_a_code_has_the_code_limit_issue21_finding3(tmp_path:
         if not any(isinstance(c, CodeLimit) for c in _calls(route.dependant)):
             unlimited.append(path)
     assert unlimited == [], f"routes naming a code without the code limit: {unlimited}"
-    for path in ("/r/{code}", "/r/{code}/tv", "/api/rooms/{code}", "/ws/{code}"):
+    for path in ("/r/{code}", "/r/{code}/tv", "/api/rooms/{code}"):
         assert path in coded
+    # /ws/{code} is no route: the WebSocket lane (issue 22, memory per socket) serves it, inside
+    # the client-address layer, with its own CodeLimit
+    layers = [m.cls for m in app.user_middleware]
+    lanes = [m for m in app.user_middleware if m.cls is WebSocketLane]
+    assert len(lanes) == 1 and isinstance(lanes[0].kwargs["limit"], CodeLimit)
+    assert layers.index(ClientAddress) < layers.index(WebSocketLane)  # outer to inner
+    assert not any(getattr(r, "path", "").startswith("/ws/") for r in app.routes)
     assert {"/api/rooms/{code}/join", "/api/rooms/{code}/qr.svg", "/api/rooms/{code}/record"} <= {
         *coded
     }
