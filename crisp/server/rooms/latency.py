@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import random
 import statistics
-from collections import deque
 
 from crisp.server.clock import Clock
 from crisp.server.rooms.peer import Peer
@@ -29,7 +28,7 @@ class RoundTrips:
     __slots__ = ("fast_left", "keep", "next_due", "next_n", "pending", "samples")
 
     def __init__(self, samples: int) -> None:
-        self.samples: deque[float] = deque(maxlen=samples)
+        self.samples: list[float] = []  # the last ``samples`` (a list: smaller than a deque)
         self.pending: dict[int, float] = {}  # n -> when it was sent, oldest first
         self.keep = samples  # probes in flight kept (older ones are forgotten: lost)
         self.next_n = 1
@@ -57,6 +56,8 @@ class RoundTrips:
         elif self.fast_left > 0:
             self.fast_left -= 1
         self.samples.append(rtt)
+        if len(self.samples) > self.keep:
+            del self.samples[0]
         return rtt
 
     def median(self) -> float | None:
