@@ -3,6 +3,7 @@
 // differ. Elements keep their identity (a face-up look card does not flip again when another
 // player taps Ready; focus and running animations stay). Elements with a data-key or an id are
 // matched by it; others by position and tag. An element with data-keep is left alone (its owner draws it).
+// A <details> keeps the open state the player gave it.
 import { Markup } from "./html.js";
 
 const keyOf = (node) => (node.nodeType === 1 ? node.getAttribute("data-key") || node.id || null : null);
@@ -53,7 +54,9 @@ function update(old, node) {
     return;
   }
   if (old.hasAttribute("data-keep")) return; // its owner draws it (same key: same content)
-  for (const { name } of [...old.attributes]) if (!node.hasAttribute(name)) old.removeAttribute(name);
+  // A <details> the player opened stays open (its "open" is theirs, as a checkbox's tick is).
+  const mine = old.nodeName === "DETAILS" ? "open" : null;
+  for (const { name } of [...old.attributes]) if (name !== mine && !node.hasAttribute(name)) old.removeAttribute(name);
   for (const { name, value } of [...node.attributes]) if (old.getAttribute(name) !== value) old.setAttribute(name, value);
   patchChildren(old, node);
   if (old.nodeName === "INPUT" && (old.type === "checkbox" || old.type === "radio")) {

@@ -231,7 +231,7 @@ export function resultsFrame(m, title, body, { scoresOnly, verify }) {
       ${mine ? html`<button class="primary big${m.pending?.action === "continue" ? " pending" : ""}" data-action="continue"${busy(m, "continue")}>${t("act.continue")}</button>` : ""}`;
   }
   const menu = !scoresOnly && room.record
-    ? html`<details class="menu" data-test="results-menu"><summary>${t("results.more")}</summary>
+    ? html`<details class="menu" data-test="results-menu"${m.shell.verified ? html` open` : ""}><summary>${t("results.more")}</summary>
         <a class="button" data-test="download" href="/api/rooms/${room.code}/record" download>${t("act.download")}</a>
         ${verify ? html`<button data-action="verify" data-test="verify">${t("results.verify")}</button>` : ""}
         ${m.shell.verified ? html`<p class="muted" data-test="verified">${m.shell.verified}</p>` : ""}
