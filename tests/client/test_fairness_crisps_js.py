@@ -253,7 +253,8 @@ def test_node_checks_the_record_against_what_the_phone_saw(
     assert got[3]["ok"] is True and got[3]["message"].endswith("before the deal")
     assert got[4] == {
         "ok": True,
-        "message": "verified by itself only: this phone kept nothing from before the deal to compare",
+        "message": "verified by itself only: this phone kept nothing from before the deal"
+        " to compare",
         "rounds": rounds,
     }
     assert got[5] == _python(broken)
