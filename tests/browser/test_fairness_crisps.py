@@ -36,7 +36,7 @@ pytestmark = pytest.mark.skipif(
 OVER = '[data-test="winners"]'
 MATCHES = {
     "en": "verified: matches what this phone saw before the deal",
-    "fr": "vérifié : correspond à ce que ce téléphone a vu avant la donne",
+    "fr": "vérifié\u00a0: correspond à ce que ce téléphone a vu avant la donne",
     "ja": "検証済み：配る前にこのスマホが見たものと一致します",
 }
 
@@ -191,7 +191,7 @@ def test_a_forged_crisps_record_is_not_verified_against_what_the_phone_saw(
     ana.shot("crisps-verify-forged-record-fr")
     print(f"forged, fr: {said!r}")
     assert not said.startswith("vérifié"), said
-    assert said.startswith("pas ce que ce téléphone a vu : l’engagement"), said
+    assert said.startswith("pas ce que ce téléphone a vu\u00a0: l’engagement"), said
     assert said.endswith("la graine de ce téléphone manque au relevé"), said
     # the true record, served again: it matches what the phone kept
     ana.page.unroute(route)

@@ -160,12 +160,21 @@ async function compare(fair, crypto) {
   return { ok: true, message: "verified", rounds: fair.decks.length };
 }
 
-// The phone's sentences in its language (cs.verify.<key> of the Crisps! catalogue), or English
-// where the catalogue is not loaded (Node, a test page).
+// The phone's sentences in its language (the cs.verify.* strings of the Crisps! catalogue), or
+// English where the catalogue is not loaded (Node, a test page: t() then gives the key back).
+const WORDS = {
+  matches: (v) => t("cs.verify.matches", v),
+  itself: (v) => t("cs.verify.itself", v),
+  commitment: (v) => t("cs.verify.commitment", v),
+  and: (v) => t("cs.verify.and", v),
+  seedgone: (v) => t("cs.verify.seedgone", v),
+  seedmissing: (v) => t("cs.verify.seedmissing", v),
+  seeddiffers: (v) => t("cs.verify.seeddiffers", v),
+};
+
 function say(key, vars) {
-  const name = `cs.verify.${key}`;
-  const text = t(name, vars);
-  return text === name ? english(key, vars) : text;
+  const text = WORDS[key](vars);
+  return text.startsWith("cs.verify.") ? english(key, vars) : text;
 }
 
 // Verify a finished Crisps! game's record (an object, or its JSON text). Never throws: a record
