@@ -161,7 +161,7 @@ async function compare(fair, crypto) {
 }
 
 // The phone's sentences in its language (the cs.verify.* strings of the Crisps! catalogue), or
-// English where the catalogue is not loaded (Node, a test page: t() then gives the key back).
+// English where the catalogue is not loaded (Node, a test page: the key comes back as is).
 const WORDS = {
   matches: (v) => t("cs.verify.matches", v),
   itself: (v) => t("cs.verify.itself", v),
