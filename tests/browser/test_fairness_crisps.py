@@ -103,6 +103,21 @@ def _verify(ana: Phone) -> str:
     return (verdict.text_content() or "").strip()
 
 
+def _shot(ana: Phone, name: str) -> None:
+    """A screenshot with the verdict on screen: the render that shows it closes the menu (a
+    <details>, morph.js resets its attributes), so it is opened again, as a player would."""
+    verdict = ana.loc('[data-test="verified"]')
+    for _ in range(5):
+        if not verdict.is_visible():
+            ana.tap('[data-test="results-menu"] summary')
+        try:
+            verdict.scroll_into_view_if_needed(timeout=2000)
+            break
+        except PlaywrightTimeoutError:
+            continue
+    ana.shot(name)
+
+
 def _set_language(ana: Phone, lang: str) -> None:
     """The phone in another language: the header's language menu where it shows (a wide
     screen); on a small phone's results (no language menu there) the language it keeps, and a
@@ -153,13 +168,13 @@ def test_a_finished_crisps_game_matches_what_the_phone_saw_before_the_deal(
     said = _verify(ana)
     print(f"\nen: {said!r}")
     assert said == MATCHES["en"]
-    ana.shot("crisps-verify-true-record-en")
+    _shot(ana, "crisps-verify-true-record-en")
     for lang in ("fr", "ja"):
         _set_language(ana, lang)
         said = _verify(ana)
         print(f"{lang}: {said!r}")
         assert said == MATCHES[lang]
-        ana.shot(f"crisps-verify-true-record-{lang}")
+        _shot(ana, f"crisps-verify-true-record-{lang}")
     assert_clean([ana])
 
 
@@ -179,7 +194,7 @@ def test_a_forged_crisps_record_is_not_verified_against_what_the_phone_saw(
         lambda r: r.fulfill(status=200, content_type="application/json", body=json.dumps(forged)),
     )
     said = _verify(ana)
-    ana.shot("crisps-verify-forged-record-en")
+    _shot(ana, "crisps-verify-forged-record-en")
     print(f"\nforged, en: {said!r}")
     assert not said.startswith("verified"), said
     assert said.startswith("not what this phone saw: the record's commitment"), said
@@ -188,7 +203,7 @@ def test_a_forged_crisps_record_is_not_verified_against_what_the_phone_saw(
     assert said.endswith("this phone's client seed is missing from the record"), said
     _set_language(ana, "fr")
     said = _verify(ana)
-    ana.shot("crisps-verify-forged-record-fr")
+    _shot(ana, "crisps-verify-forged-record-fr")
     print(f"forged, fr: {said!r}")
     assert not said.startswith("vérifié"), said
     assert said.startswith("pas ce que ce téléphone a vu\u00a0: l’engagement"), said
