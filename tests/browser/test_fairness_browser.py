@@ -24,7 +24,19 @@ from crisp.engine.crisp.verify import verify_record
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason=f"{CHROMIUM} is absent (apt-get install chromium)"
 )
-MODULE = (ROOT / "crisp" / "static" / "games" / "crisp" / "fairness.js").read_text()
+STATIC = ROOT / "crisp" / "static"
+
+
+def _static(route: Any) -> None:
+    """The client's modules, from the tree (fairness.js imports ../common/fairness.js)."""
+    path = route.request.url.split("/static/", 1)[1].split("?", 1)[0]
+    file = (STATIC / path).resolve()
+    if not file.is_relative_to(STATIC) or not file.is_file():
+        route.fulfill(status=404, body="")
+        return
+    route.fulfill(status=200, content_type="text/javascript", body=file.read_text("utf-8"))
+
+
 # Client seeds as phones send them (32 hex digits), bots' (""), and what else a seed may be: the
 # game key hashes JSON.stringify's bytes in the browser and json.dumps' in Python.
 ODD_SEEDS = ["", "a1b2", 'quote " and \\ back', "é 日本 🃏", "tab\tnew\nline\x01", "x" * 64]
@@ -81,10 +93,7 @@ def _run(chromium: Any, origin: str, records: list[Any], subtle: bool) -> list[d
                 status=200, content_type="text/html", body="<!doctype html><title>verify</title>"
             ),
         )
-        page.route(
-            f"{origin}/static/games/crisp/fairness.js",
-            lambda route: route.fulfill(status=200, content_type="text/javascript", body=MODULE),
-        )
+        page.route(f"{origin}/static/**", _static)
         page.goto(f"{origin}/")
         has_subtle = page.evaluate("() => Boolean(globalThis.crypto && crypto.subtle)")
         assert has_subtle is subtle, f"{origin}: crypto.subtle {'missing' if subtle else 'there'}"

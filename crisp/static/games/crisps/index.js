@@ -26,4 +26,5 @@ export default gameModule({ anim, feed, input, model, options, refusals, results
     return null;
   },
   playing: (g) => Boolean(g.round && !g.over),
+  verifier: () => import("./fairness.js"), // "Verify the shuffle" (docs/fairness.md), once over
 });

@@ -120,4 +120,12 @@ export default {
   "cs.guide.lead": "First game? You lead: play any combination — a single, a pair, a run of 3+, a run of pairs, three or four of a kind.",
   "cs.guide.follow": "To follow: the same kind, as many cards, an equal or higher rank — or pass. Three or four of a kind beat any play with a Crisp.",
   "cs.guide.draw": "You won the trick: take the face-up card or the blind one; your opponent gets the other. Then you lead.",
+  // Verify the shuffle, against what this phone saw before the deal (games/crisps/fairness.js)
+  "cs.verify.matches": "verified: matches what this phone saw before the deal",
+  "cs.verify.itself": "verified by itself only: this phone kept nothing from before the deal to compare",
+  "cs.verify.commitment": "not what this phone saw: the record's commitment {said} is new (this phone saw {seen} in the lobby)",
+  "cs.verify.and": "{first}; {second}",
+  "cs.verify.seedgone": "this phone's client seed is missing from the record",
+  "cs.verify.seedmissing": "not what this phone saw: this phone's client seed is missing from the record",
+  "cs.verify.seeddiffers": "not what this phone saw: this phone's client seed differs: it sent {sent}, the record has {has}",
 };

@@ -120,4 +120,12 @@ export default {
   "cs.guide.lead": "Première partie ? Tu ouvres : joue la combinaison de ton choix — carte seule, paire, série de 3 ou plus, série de paires, brelan ou carré.",
   "cs.guide.follow": "Pour suivre : le même type, autant de cartes, un rang égal ou supérieur — ou passe. Un brelan ou un carré bat tout coup avec un Crisp.",
   "cs.guide.draw": "Tu gagnes le pli : prends la carte visible ou la carte cachée ; ton adversaire reçoit l’autre. Puis tu ouvres.",
+  // Verify the shuffle, against what this phone saw before the deal (games/crisps/fairness.js)
+  "cs.verify.matches": "vérifié : correspond à ce que ce téléphone a vu avant la donne",
+  "cs.verify.itself": "vérifié par lui-même seulement : ce téléphone n’a rien gardé d’avant la donne pour comparer",
+  "cs.verify.commitment": "pas ce que ce téléphone a vu : l’engagement {said} du relevé est nouveau (ce téléphone a vu {seen} dans le salon)",
+  "cs.verify.and": "{first} ; {second}",
+  "cs.verify.seedgone": "la graine de ce téléphone manque au relevé",
+  "cs.verify.seedmissing": "pas ce que ce téléphone a vu : la graine de ce téléphone manque au relevé",
+  "cs.verify.seeddiffers": "pas ce que ce téléphone a vu : la graine de ce téléphone diffère : il a envoyé {sent}, le relevé a {has}",
 };

@@ -119,4 +119,12 @@ export default {
   "cs.guide.lead": "はじめてのゲームですか？あなたが親です。好きな組み合わせを出しましょう：1枚、ペア、3枚以上の階段、ペアの階段、スリーカード、フォーカード。",
   "cs.guide.follow": "続けるには：同じ種類・同じ枚数で、同じか上のランク。またはパス。スリーカードとフォーカードはクリスプを含む札にも出せます。",
   "cs.guide.draw": "トリックの勝ちです。表向きのカードか伏せたカードを取りましょう。相手はもう一方を受け取り、次はあなたが親です。",
+  // Verify the shuffle, against what this phone saw before the deal (games/crisps/fairness.js)
+  "cs.verify.matches": "検証済み：配る前にこのスマホが見たものと一致します",
+  "cs.verify.itself": "記録だけで検証済み：配る前の情報がこのスマホに残っていないため、比べられません",
+  "cs.verify.commitment": "このスマホが見たものと違います：記録のコミットメント {said} は新しいものです（このスマホがロビーで見たのは {seen}）",
+  "cs.verify.and": "{first}。{second}",
+  "cs.verify.seedgone": "このスマホのクライアントシードが記録にありません",
+  "cs.verify.seedmissing": "このスマホが見たものと違います：このスマホのクライアントシードが記録にありません",
+  "cs.verify.seeddiffers": "このスマホが見たものと違います：このスマホのクライアントシードが異なります（送ったのは {sent}、記録は {has}）",
 };
