@@ -22,7 +22,6 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
 
 from browser import CHROMIUM, TIMEOUT_MS, Phone, assert_clean, wait_until
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 from test_browser_crisps import due_phone, take_turn
 
@@ -80,41 +79,26 @@ def _play_to_game_over(srv: Any, phones: Any) -> tuple[Phone, str]:
 
 
 def _verify(ana: Phone) -> str:
-    """Tap "Verify the shuffle" in the results' menu; the verdict the phone shows."""
+    """Tap "Verify the shuffle" in the results' menu; the verdict the phone shows. The verdict is
+    visible without opening the menu again: the render that shows it keeps the menu open
+    (before, morph.js closed the <details> the player had opened, hiding the verdict)."""
     verdict = ana.loc('[data-test="verified"]')
     before = (verdict.text_content() or "").strip() if verdict.count() else None
     button = ana.loc('[data-test="verify"]')
     expect(button).to_have_count(1, timeout=TIMEOUT_MS)  # before this change Crisps! had none
-    for _ in range(10):
-        # the menu is a <details> that a re-render closes (morph.js resets its attributes): open
-        # it, and tap again if a render closed it between the two taps
-        if not button.is_visible():
-            ana.tap('[data-test="results-menu"] summary')
-        try:
-            button.tap(timeout=2000)
-            break
-        except PlaywrightTimeoutError:
-            continue
-    else:
-        raise AssertionError("the results' menu never stayed open for Verify the shuffle")
-    expect(verdict).to_have_count(1, timeout=TIMEOUT_MS)
+    if not button.is_visible():
+        ana.tap('[data-test="results-menu"] summary')
+    button.tap()
+    expect(verdict).to_be_visible(timeout=TIMEOUT_MS)
     if before is not None:  # a second tap: wait for the new verdict (another record, language)
         ana.wait_for(lambda: (verdict.text_content() or "").strip() != before, "a new verdict")
+    expect(verdict).to_be_visible()
     return (verdict.text_content() or "").strip()
 
 
 def _shot(ana: Phone, name: str) -> None:
-    """A screenshot with the verdict on screen: the render that shows it closes the menu (a
-    <details>, morph.js resets its attributes), so it is opened again, as a player would."""
-    verdict = ana.loc('[data-test="verified"]')
-    for _ in range(5):
-        if not verdict.is_visible():
-            ana.tap('[data-test="results-menu"] summary')
-        try:
-            verdict.scroll_into_view_if_needed(timeout=2000)
-            break
-        except PlaywrightTimeoutError:
-            continue
+    """A screenshot with the verdict on screen."""
+    ana.loc('[data-test="verified"]').scroll_into_view_if_needed()
     ana.shot(name)
 
 
