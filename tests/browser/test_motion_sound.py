@@ -152,3 +152,40 @@ def test_with_reduced_motion_nothing_flies(phones: Any, host: Any) -> None:
     expect(ana.loc('[data-test="trick"] li')).to_have_count(0)
     assert ana.page.evaluate("window.__flights") == []
     assert_clean([ana])
+
+
+REAL_AUDIO = """async (names) => {
+  const started = [];
+  for (const P of [AudioBufferSourceNode, OscillatorNode]) {
+    const start = P.prototype.start;
+    P.prototype.start = function (...args) {
+      started.push(P.name);
+      return start.apply(this, args);
+    };
+  }
+  const sound = await import("/static/shell/sound.js");
+  const out = {};
+  for (const name of names) {
+    const before = started.length;
+    sound.play(name);
+    out[name] = started.slice(before);
+  }
+  return out;
+}"""
+
+
+def test_each_sound_is_made_with_the_real_webaudio(server: Any, phones: Any) -> None:
+    """The real AudioContext (no stub), after a first tap: every moment's sound starts its
+    sources without an error: the snaps and the swish are noise (AudioBufferSourceNode), the
+    chimes oscillators."""
+    srv = server(5, clock_speed=3)
+    ana: Phone = phones(srv, "Pixel 7", "ana")
+    ana.page.goto("/")
+    ana.tap('[data-test="game-crisp"]')  # the page's first tap: sound may start
+    names = ["draw", "play", "flip", "swap", "yourturn", "call", "low", "timeout"]
+    started = ana.page.evaluate(REAL_AUDIO, names)
+    for name in ["draw", "play", "flip", "swap", "low", "timeout"]:
+        assert "AudioBufferSourceNode" in started[name], (name, started)
+    for name in ["yourturn", "call"]:
+        assert started[name].count("OscillatorNode") >= 2, (name, started)
+    assert_clean([ana])
