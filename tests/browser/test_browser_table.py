@@ -385,7 +385,8 @@ def test_tv_view_through_a_game_leaks_nothing(server: Any, phones: Any) -> None:
 def test_a_look_card_keeps_its_element_when_another_taps_ready(server: Any, phones: Any) -> None:
     """Issue 11 item 11: the renderer patches what changed: during the start look, another
     player's Ready redraws the status, not the face-up cards (same elements: no second flip).
-    Also: the sound toggle (off by default), and another player's lost connection on his seat."""
+    Also: the sound toggle (on by default, a tap mutes, kept), and another player's lost
+    connection on his seat."""
     srv = server(3, clock_speed=0.5)
     pair = [phones(srv, "Pixel 7", "ana"), phones(srv, "Pixel 7", "ben")]
     seat_phones(srv, pair, ["Ana", "Ben"])
@@ -395,9 +396,10 @@ def test_a_look_card_keeps_its_element_when_another_taps_ready(server: Any, phon
     ana.page.evaluate("document.querySelector('[data-test=my-card][data-slot=left]').__mark = 1")
     ben.tap(ben.action("ready"))
     expect(ana.loc('[data-test="feed"]')).to_contain_text("Ben is ready")
-    ana.tap('[data-test="sound"]')  # sound is off by default; one toggle, kept
     expect(ana.loc('[data-test="sound"]')).to_have_attribute("aria-pressed", "true")
-    assert ana.page.evaluate("localStorage.getItem('crisp.sound')") == "on"
+    ana.tap('[data-test="sound"]')  # sound is on by default; one toggle, kept
+    expect(ana.loc('[data-test="sound"]')).to_have_attribute("aria-pressed", "false")
+    assert ana.page.evaluate("localStorage.getItem('crisp.sound')") == "off"
     ben.page.close()  # Ben's phone goes away: his seat says so on Ana's table
     seat = ana.loc('[data-test="seat"][data-seat="1"]')
     expect(seat).to_have_attribute("data-connected", "false")

@@ -1,8 +1,11 @@
 """Issue 20, "The shared screen" (finding 3): the lobby and the ≡ menu link to /r/CODE/tv; on it
 no phone control shows (≡, sound, language), its QR code covers nothing (the Rules link is
-reachable: the element at its centre is it), and a Crisps! and a Crisp game at 1280x720 use the
-screen's width (the table, not a narrow column) with cards readable from a sofa. The TV is a
-watcher (tests/support/leakcheck.py checks that channel elsewhere). A real ``crisp serve``."""
+reachable: the element at its centre is it), and a Crisps! game (2 seats) and a Crisp game (2 and
+8 seats) at 1280x720 and 1920x1080 use the 16:9 screen (the table, not a narrow column) with cards
+readable from a sofa: a seat's face-down card at least 90 px high at 720p and 120 px at 1080p with
+2 seats (64 and 90 with 8), the pile and the deck at least 120 and 160 px; every seat on screen,
+no scrolling, no hand and no moves of a phone. The TV is a watcher (tests/support/leakcheck.py
+checks that channel elsewhere). A real ``crisp serve``."""
 
 from __future__ import annotations
 
@@ -21,16 +24,19 @@ pytestmark = pytest.mark.skipif(
 )
 expect.set_options(timeout=TIMEOUT_MS)
 
-TV = """() => {
+TV = """({seats, minDown, minBig}) => {
   const out = [];
   for (const sel of ['[data-action="scores"]', '[data-action="sound"]', "#lang", "#lang-menu"]) {
     const el = document.querySelector(sel);
     if (el && el.getClientRects().length) out.push(`a phone control shows: ${sel}`);
   }
+  if (document.querySelector('main [data-test="actions"] button, [data-test="hand"]')) {
+    out.push("a phone's hand or moves show");
+  }
   const qr = document.querySelector(".tv-join");
   if (!qr) out.push("no QR code");
   const q = qr ? qr.getBoundingClientRect() : null;
-  const seen = "main a, main button, main .card, main .cs-card, .status";
+  const seen = "main a, main button, main .card, main .cs-card, .status, [data-test=seat], .feed";
   for (const el of document.querySelectorAll(seen)) {
     if (!el.getClientRects().length || (qr && qr.contains(el))) continue;
     const r = el.getBoundingClientRect();
@@ -40,18 +46,46 @@ TV = """() => {
       out.push(`overlaps the QR code: ${el.className || el.tagName}`);
     }
   }
+  const doc = document.documentElement;
+  if (doc.scrollHeight > innerHeight + 1 || doc.scrollWidth > innerWidth + 1) {
+    out.push(`the page scrolls: ${doc.scrollWidth}x${doc.scrollHeight}`);
+  }
   const main = document.querySelector("main.table").getBoundingClientRect();
   const w = Math.round(main.width);
   if (w < innerWidth * 0.9) out.push(`the table is ${w} px of ${innerWidth}`);
-  const cards = [...document.querySelectorAll("main .cs-card.big, main .card.big")]
-    .filter((el) => el.getClientRects().length).map((el) => el.getBoundingClientRect().height);
-  if (!cards.length || Math.max(...cards) < 120) out.push(`cards too small from a sofa: ${cards}`);
+  // the table uses the 16:9 screen: its content spans most of the width, not a narrow column
+  const wide = "main [data-test=seat], main .center, main .cs-middle";
+  const parts = [...document.querySelectorAll(wide)]
+    .filter((el) => el.getClientRects().length).map((el) => el.getBoundingClientRect());
+  const span = Math.max(...parts.map((r) => r.right)) - Math.min(...parts.map((r) => r.left));
+  if (span < innerWidth * 0.6) out.push(`the content spans ${Math.round(span)} of ${innerWidth}`);
+  const shown = [...document.querySelectorAll("main [data-test=seat]")].filter((el) => {
+    const r = el.getBoundingClientRect();
+    return el.getClientRects().length && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight + 1
+      && r.right <= innerWidth + 1;
+  });
+  if (shown.length !== seats) out.push(`${shown.length} of ${seats} seats on screen`);
+  const heights = (sel) => [...document.querySelectorAll(sel)]
+    .filter((el) => el.getClientRects().length)
+    .map((el) => Math.round(el.getBoundingClientRect().height));
+  const down = heights("main [data-test=seat] .card.down"); // Crisp: each seat's face-down cards
+  if (down.some((h) => h < minDown)) out.push(`a seat's card under ${minDown} px: ${down}`);
+  const big = heights("main .center .card.big, main .cs-middle .cs-card.big"); // pile and deck
+  if (!big.length || big.some((h) => h < minBig)) out.push(`the pile under ${minBig} px: ${big}`);
   return out;
 }"""
 
+SCREENS = {"1280x720": SIZES["1280x720"], "1920x1080": {"width": 1920, "height": 1080}}
+# From a sofa: a seat's face-down card, and the pile and the deck, at least this high (CSS px).
+MIN_DOWN = {("1280x720", 2): 90, ("1920x1080", 2): 120, ("1280x720", 8): 64, ("1920x1080", 8): 90}
+MIN_BIG = {"1280x720": 120, "1920x1080": 160}
 
-@pytest.mark.parametrize("game", ["crisps", "crisp"])
-def test_the_shared_screen(server: Any, phones: Any, game: str) -> None:
+
+@pytest.mark.parametrize("size", list(SCREENS))
+@pytest.mark.parametrize(("game", "seats"), [("crisps", 2), ("crisp", 2), ("crisp", 8)])
+def test_the_shared_screen(server: Any, phones: Any, game: str, seats: int, size: str) -> None:
+    """Crisps! has two seats (CS-SEATS), Crisp two and eight; a 16:9 screen of 1280x720 and
+    1920x1080: the whole table on screen, no scrolling, every seat shown, cards readable."""
     srv = server(11, clock_speed=0.5)
     ana: Phone = phones(srv, "Pixel 7", "ana", device_scale_factor=1)
     ana.page.goto("/")
@@ -59,18 +93,21 @@ def test_the_shared_screen(server: Any, phones: Any, game: str) -> None:
     code = ana.create_room("Ana")
     link = ana.loc('[data-test="tv-link"]')
     expect(link).to_have_attribute("href", f"/r/{code}/tv")
-    ana.tap('[data-action="add-bot"]')
-    expect(ana.loc('[data-test="member"]')).to_have_count(2)
+    for n in range(2, seats + 1):
+        ana.tap('[data-action="add-bot"]')
+        expect(ana.loc('[data-test="member"]')).to_have_count(n)
     tv: Phone = phones(
-        srv, "Pixel 7", "tv", viewport=SIZES["1280x720"], device_scale_factor=1, is_mobile=False
+        srv, "Pixel 7", "tv", viewport=SCREENS[size], device_scale_factor=1, is_mobile=False
     )
     tv.page.goto(f"/r/{code}/tv")
     expect(tv.loc(".tv-lobby")).to_be_visible()
     ana.tap("#start")
     expect(tv.loc("main.table")).to_be_visible()
     expect(tv.loc('[data-test="rules"]')).to_be_visible()
-    found = list(tv.page.evaluate(TV))
-    shot(tv.page, f"tv-{game}-1280x720")
+    expect(tv.loc('main [data-test="seat"]')).to_have_count(seats)
+    limits = {"seats": seats, "minDown": MIN_DOWN[(size, seats)], "minBig": MIN_BIG[size]}
+    found = list(tv.page.evaluate(TV, limits))
+    shot(tv.page, f"tv-{game}-{seats}-{size}")
     ana.tap('[data-test="scores"]')  # the ≡ menu links to the shared screen too
     expect(ana.loc('.results [data-test="tv-link"]')).to_have_attribute("href", f"/r/{code}/tv")
     assert not found, found

@@ -23,6 +23,7 @@ export default gameModule({ anim, feed, input, model, options, refusals, results
     if (msg.type === "turn" && msg.seat === seat && seat != null && msg.draw === 1) return "yourturn";
     if (msg.type === "crisp") return "call";
     if (msg.type === "draw") return "draw";
+    if (msg.type === "discard" || msg.type === "jack" || msg.type === "king") return "play";
     if (msg.type === "swap" || msg.type === "take" || msg.type === "queen") return "swap";
     if (msg.type === "look" && msg.seat === seat) return "flip";
     if (msg.type === "timeout") return "timeout";

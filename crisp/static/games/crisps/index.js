@@ -22,7 +22,7 @@ export default gameModule({ anim, feed, input, model, options, refusals, results
     if (msg.type === "turn" && msg.seat === seat && seat != null) return "yourturn";
     if (msg.timeout) return "timeout";
     if (msg.type === "draw") return "draw";
-    if (msg.type === "play") return "flip";
+    if (msg.type === "play") return "play";
     return null;
   },
   playing: (g) => Boolean(g.round && !g.over),
