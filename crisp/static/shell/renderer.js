@@ -29,7 +29,7 @@ export class Renderer {
     const showResults = phase !== "lobby" && ((over && g.lastReveal) || m.shell.scores);
     const results = showResults
       ? resultsFrame(m, game.results.title(g),
-        html`${game.results.body(g, { scoresOnly, seat: m.you?.seat })}${scoresOnly ? html`<p class="menu-rules">${langSelect("lang-menu")} ${rulesLink(m.room.game_type)}</p>${tvLink(m.room.code)}` : ""}`,
+        html`${game.results.body(g, { scoresOnly, seat: m.you?.seat })}${this.menuLine(m, scoresOnly)}`,
         { scoresOnly, verify: Boolean(!scoresOnly && this.verify()) })
       : "";
     patch(this.root, html`${connBanner(m)}<div id="stage" data-keep></div>${results}${toasts(m)}`);
@@ -48,6 +48,13 @@ export class Renderer {
     ctx.header = roomHeader(m, g.round ? t("table.round", { n: g.round.number }) : "", this.sound(),
       m.tv ? tvLobby(m, { aside: true }) : "");
     this.table.update(g, ctx);
+  }
+
+  // The language and the rules under the scores (≡); under a round's or a game's results too,
+  // where a small phone's header has no room for them ("when-small": hidden where it has).
+  menuLine(m, scoresOnly) {
+    const line = html`<p class="menu-rules${scoresOnly ? "" : " when-small"}">${langSelect("lang-menu")} ${rulesLink(m.room.game_type)}</p>`;
+    return scoresOnly ? html`${line}${tvLink(m.room.code)}` : line;
   }
 
   unmountTable() {
