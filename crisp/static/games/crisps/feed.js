@@ -20,6 +20,13 @@ export function describe(g, msg, me) {
   return line((icon) => sentence(players, msg, me, icon));
 }
 
+// After a load or a reconnect (a state): no lines are rebuilt (the feed starts with the next
+// move), but the guide of a first game teaches the turn due now, as if its `turn` had come.
+export function feedOf(g, view, me) {
+  if (view?.due && !view.over) teach([...(view.players ?? g.players ?? [])], { type: "turn", ...view.due }, me);
+  return [];
+}
+
 function sentence(players, msg, me, icon) {
   const name = (seat) => players[seat] ?? `#${seat + 1}`;
   const you = msg.seat === me && me != null;
