@@ -51,7 +51,8 @@ function sentence(players, msg, me, icon) {
       const vars = { n: msg.round, name: name(msg.winner), a: msg.points[0], b: msg.points[1] };
       const won = msg.winner === me ? t("cs.feed.roundwon.you", vars) : t("cs.feed.roundwon", vars);
       return sentences(won, t("cs.feed.setaside", { cards: spaced(msg.set_aside) }),
-        msg.loser_hand ? t("cs.feed.loserhand", { name: name(1 - msg.winner), cards: spaced(msg.loser_hand) }) : "");
+        msg.loser_hand ? (1 - msg.winner === me ? t("cs.feed.loserhand.you", { cards: spaced(msg.loser_hand) })
+          : t("cs.feed.loserhand", { name: name(1 - msg.winner), cards: spaced(msg.loser_hand) })) : "");
     }
     case "game_over":
       return msg.winner === me ? t("cs.feed.gamewon.you") : t("cs.feed.gamewon", { name: name(msg.winner) });

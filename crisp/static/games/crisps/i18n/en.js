@@ -120,4 +120,5 @@ export default {
   "cs.guide.lead": "First game? You lead: play any combination — a single, a pair, a run of 3+, a run of pairs, three or four of a kind.",
   "cs.guide.follow": "To follow: the same kind, as many cards, an equal or higher rank — or pass. Three or four of a kind beat any play with a Crisp.",
   "cs.guide.draw": "You won the trick: take the face-up card or the blind one; your opponent gets the other. Then you lead.",
+  "cs.feed.loserhand.you": "You still held: {cards}.",
 };

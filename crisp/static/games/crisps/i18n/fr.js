@@ -120,4 +120,5 @@ export default {
   "cs.guide.lead": "Première partie ? Tu ouvres : joue la combinaison de ton choix — carte seule, paire, série de 3 ou plus, série de paires, brelan ou carré.",
   "cs.guide.follow": "Pour suivre : le même type, autant de cartes, un rang égal ou supérieur — ou passe. Un brelan ou un carré bat tout coup avec un Crisp.",
   "cs.guide.draw": "Tu gagnes le pli : prends la carte visible ou la carte cachée ; ton adversaire reçoit l’autre. Puis tu ouvres.",
+  "cs.feed.loserhand.you": "Il te restait : {cards}.",
 };
