@@ -1,6 +1,7 @@
 """Issue 20, item 2 ("Teach in play"), in Chromium: on a first game the guide says what a drawn
 King, Queen and Jack do, one sentence each, while the human holds it, and the crisp-window line
-with its countdown shows while the human waits for their turn. The deal is fixed on purpose: a
+with its countdown shows while the human waits for their turn, and again for their own window
+after their turn (it used to give way at once to "Ada is playing"). The deal is fixed on purpose: a
 ``CRISP_FIXED_SEED`` server (tests/browser/conftest.py) deals ``Fairness.from_int(S, 2)``, and
 ``court_seed`` searches for an S whose deal gives the human (seat 0, the dealer: the bot plays
 first, R-FIRST) a King, then a Queen, then a Jack in one turn (R-KING: two extra draws). The test
@@ -54,6 +55,12 @@ WAIT = {
     "ja": re.compile(
         r"あと(\d+)秒であなたの番：.+さんは自分の番のあと3秒間クリスプを宣言できます。"
     ),
+}
+# games/crisp/i18n/*.js guide.window: Ana's own crisp window after her turn, counted down
+WINDOW = {
+    "en": re.compile(r"Your crisp window: (\d+) s to tap Crisp"),
+    "fr": re.compile(r"Ta fenêtre crisp\s: (\d+)\ss pour toucher Crisp"),
+    "ja": re.compile(r"クリスプのチャンス：あと(\d+)秒"),
 }
 PLAYERS = 2
 HOST = 0
@@ -131,4 +138,8 @@ def test_guide_tells_king_queen_jack_and_the_window(server: Any, phones: Any, la
     assert ana.held() == jack, "then a Jack"
     expect(text).to_have_text(sentences["J"].format(card=ana.name_of(jack)))
     shot(ana, f"court-jack-{lang}")
+    ana.tap(ana.action("jack"))  # R-JACK: she looks at her middle card; her turn ends
+    expect(text).to_have_text(WINDOW[lang])
+    expect(ana.action("crisp")).to_be_visible()  # the window the line tells of is open
+    shot(ana, f"court-window-{lang}")
     assert_clean([ana])
