@@ -331,8 +331,9 @@ def test_the_round_end_reveals_the_set_aside_cards_and_the_losers_hand(
         expect(reveal).to_contain_text(said[phone])
         labels = reveal.locator('[role="img"]').evaluate_all("els => els.map(e => e.ariaLabel)")
         assert labels == ["7", "8", "9", "Crisp", *"112233445566"], labels
+    # Ben's own hand, told to Ben in the second person (issue 20, finding 7)
     expect(ben.loc('[data-test="feed"]')).to_contain_text(
-        "Ana won round 1 (1–0). Set aside: 7 8 9 Crisp. Ben still held: 1 1 2 2 3 3 4 4 5 5 6 6."
+        "Ana won round 1 (1–0). Set aside: 7 8 9 Crisp. You still held: 1 1 2 2 3 3 4 4 5 5 6 6."
     )
     expect(ben.loc('[data-test="feed"] li').last).to_have_text("Round 2: you start.")
     expect(ana.loc('[data-test="status"]')).to_have_text("Ben is leading.")

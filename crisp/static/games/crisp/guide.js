@@ -43,7 +43,12 @@ export function teach(players, msg, me) {
     case "round":
       return g.show(() => t("guide.look"));
     case "turn":
-      if (msg.seat !== me) return g.show(() => t("guide.others", { name: name(msg.seat) }));
+      if (msg.seat !== me) {
+        // the next turn comes with the end of yours: while your crisp window runs, it is told
+        const mine = (msg.seat - 1 + players.length) % players.length === me;
+        if (mine && g.windowUntil != null && g.windowUntil > t0) return g.show((s) => t("guide.window", { s }), g.windowUntil - t0);
+        return g.show(() => t("guide.others", { name: name(msg.seat) }));
+      }
       if (msg.draw > 1) return g.show(() => t("guide.extra"));
       if (Number(msg.at) > t0) {
         const prev = name((msg.seat - 1 + players.length) % players.length);
@@ -55,9 +60,8 @@ export function teach(players, msg, me) {
       if (COURT[msg.card[0]]) return g.show(() => COURT[msg.card[0]](cardName(msg.card)));
       return g.show(() => t("guide.held", { card: cardName(msg.card) }));
     case "turn_end":
-      if (msg.seat === me && msg.window_until != null) {
-        return g.show((s) => t("guide.window", { s }), Number(msg.window_until) - t0);
-      }
+      g.windowUntil = msg.seat === me && msg.window_until != null ? Number(msg.window_until) : null;
+      if (g.windowUntil != null) return g.show((s) => t("guide.window", { s }), g.windowUntil - t0);
       return;
     case "game_over":
       return g.finish();

@@ -74,10 +74,21 @@ function confetti() {
 }
 
 // The body under the shell's results frame; `scoresOnly`: the in-game Scores menu.
-// The game's winners, told to you in the second person when you alone won.
+// The game's winners, told to you in the second person when you are one of them: "You win!",
+// "You and Zoé win!", "Zoé and Léo win!" (issue 20, finding 7).
 function winnerLine(g, names, seat) {
-  if (g.winners.length > 1) return t("results.winners", { names });
-  return seat != null && g.winners[0] === seat ? t("results.winner.you") : t("results.winner", { names });
+  const mine = seat != null && g.winners.includes(seat);
+  const others = g.winners.filter((s) => s !== seat || seat == null).map((s) => nameOf(g, s));
+  if (mine && !others.length) return t("results.winner.you");
+  if (mine) return t("results.winners.you", { names: listOf([t("results.you"), ...others]) });
+  if (others.length > 1) return t("results.winners", { names: listOf(others) });
+  return t("results.winner", { names });
+}
+
+// "A, B and C" in the current language.
+function listOf(items) {
+  if (items.length < 2) return items.join("");
+  return items.slice(0, -1).join(t("results.list.comma")) + t("results.list.and") + items[items.length - 1];
 }
 
 export function resultsBody(g, { scoresOnly = false, seat = null } = {}) {

@@ -20,6 +20,13 @@ export function describe(g, msg, me) {
   return line((icon) => sentence(players, msg, me, icon));
 }
 
+// After a load or a reconnect (a state): no lines are rebuilt (the feed starts with the next
+// move), but the guide of a first game teaches the turn due now, as if its `turn` had come.
+export function feedOf(g, view, me) {
+  if (view?.due && !view.over) teach([...(view.players ?? g.players ?? [])], { type: "turn", ...view.due }, me);
+  return [];
+}
+
 function sentence(players, msg, me, icon) {
   const name = (seat) => players[seat] ?? `#${seat + 1}`;
   const you = msg.seat === me && me != null;
@@ -44,7 +51,8 @@ function sentence(players, msg, me, icon) {
       const vars = { n: msg.round, name: name(msg.winner), a: msg.points[0], b: msg.points[1] };
       const won = msg.winner === me ? t("cs.feed.roundwon.you", vars) : t("cs.feed.roundwon", vars);
       return sentences(won, t("cs.feed.setaside", { cards: spaced(msg.set_aside) }),
-        msg.loser_hand ? t("cs.feed.loserhand", { name: name(1 - msg.winner), cards: spaced(msg.loser_hand) }) : "");
+        msg.loser_hand ? (1 - msg.winner === me ? t("cs.feed.loserhand.you", { cards: spaced(msg.loser_hand) })
+          : t("cs.feed.loserhand", { name: name(1 - msg.winner), cards: spaced(msg.loser_hand) })) : "");
     }
     case "game_over":
       return msg.winner === me ? t("cs.feed.gamewon.you") : t("cs.feed.gamewon", { name: name(msg.winner) });

@@ -143,4 +143,8 @@ export default {
   "replay.queen": "{name} swaps a card with {other}",
   "replay.crisp": "{name} calls crisp!",
   "replay.pile": "Pile:",
+  "results.winners.you": "{names} win!",
+  "results.you": "You",
+  "results.list.comma": ", ",
+  "results.list.and": " and ",
 };

@@ -146,4 +146,8 @@ export default {
   "replay.queen": "{name} échange une carte avec {other}",
   "replay.crisp": "{name} annonce crisp !",
   "replay.pile": "Défausse :",
+  "results.winners.you": "{names} gagnez !",
+  "results.you": "Toi",
+  "results.list.comma": ", ",
+  "results.list.and": " et ",
 };

@@ -144,4 +144,8 @@ export default {
   "replay.queen": "{name}さんが{other}さんとカードを交換",
   "replay.crisp": "{name}さんがクリスプ！",
   "replay.pile": "捨て札：",
+  "results.winners.you": "{names}の勝ち！",
+  "results.you": "あなた",
+  "results.list.comma": "、",
+  "results.list.and": "と",
 };

@@ -128,4 +128,5 @@ export default {
   "cs.verify.seedgone": "this phone's client seed is missing from the record",
   "cs.verify.seedmissing": "not what this phone saw: this phone's client seed is missing from the record",
   "cs.verify.seeddiffers": "not what this phone saw: this phone's client seed differs: it sent {sent}, the record has {has}",
+  "cs.feed.loserhand.you": "You still held: {cards}.",
 };

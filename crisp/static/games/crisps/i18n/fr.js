@@ -128,4 +128,5 @@ export default {
   "cs.verify.seedgone": "la graine de ce téléphone manque au relevé",
   "cs.verify.seedmissing": "pas ce que ce téléphone a vu : la graine de ce téléphone manque au relevé",
   "cs.verify.seeddiffers": "pas ce que ce téléphone a vu : la graine de ce téléphone diffère : il a envoyé {sent}, le relevé a {has}",
+  "cs.feed.loserhand.you": "Il te restait : {cards}.",
 };

@@ -127,4 +127,5 @@ export default {
   "cs.verify.seedgone": "このスマホのクライアントシードが記録にありません",
   "cs.verify.seedmissing": "このスマホが見たものと違います：このスマホのクライアントシードが記録にありません",
   "cs.verify.seeddiffers": "このスマホが見たものと違います：このスマホのクライアントシードが異なります（送ったのは {sent}、記録は {has}）",
+  "cs.feed.loserhand.you": "あなたの残りの手札：{cards}。",
 };
