@@ -13,48 +13,53 @@ export const STEP_MS = 650;
 let current = null; // the panel playing now (one at a time)
 
 // The state after each move, from the dealt hands: [{hands, pile, held, seat, line}], first the
-// deal. Pure: the browser test and the panel use the same steps.
-export function steps(story, players) {
+// deal; the viewer's own moves (seat `you`) told in the second person. Pure: the browser test and
+// the panel use the same steps.
+export function steps(story, players, you = null) {
   const hands = story.hands.map((h) => h.slice());
   const held = {};
   let pile = null;
   const name = (s) => players[s] ?? `#${s + 1}`;
   const out = [{ hands: hands.map((h) => h.slice()), pile, seat: null, line: t("replay.deal") }];
+  // the line of another's move, or of the viewer's own (told in the second person)
+  const say = (mv, theirs, yours) => (mv.seat === you ? yours : theirs);
   for (const mv of story.moves) {
     const who = name(mv.seat);
+    const vars = { name: who, card: mv.card ? cardName(mv.card) : "", other: name(mv.target) };
     let line = null;
     const slot = SLOTS.indexOf(mv.slot);
     switch (mv.type) {
       case "draw":
         held[mv.seat] = mv.card;
-        line = t("replay.draw", { name: who, card: cardName(mv.card) });
+        line = say(mv, t("replay.draw", vars), t("replay.draw.you", vars));
         break;
       case "swap":
         hands[mv.seat][slot] = held[mv.seat];
         delete held[mv.seat];
         pile = mv.card;
-        line = t("replay.swap", { name: who, card: cardName(mv.card) });
+        line = say(mv, t("replay.swap", vars), t("replay.swap.you", vars));
         break;
       case "take":
         hands[mv.seat][slot] = pile;
         pile = mv.card;
-        line = t("replay.swap", { name: who, card: cardName(mv.card) });
+        line = say(mv, t("replay.swap", vars), t("replay.swap.you", vars));
         break;
       case "queen": {
         const ts = SLOTS.indexOf(mv.target_slot);
         [hands[mv.seat][slot], hands[mv.target][ts]] = [hands[mv.target][ts], hands[mv.seat][slot]];
         delete held[mv.seat];
         pile = mv.card;
-        line = t("replay.queen", { name: who, other: name(mv.target) });
+        line = mv.target === you ? t("replay.queen.withyou", { name: name(mv.seat) })
+          : say(mv, t("replay.queen", vars), t("replay.queen.you", vars));
         break;
       }
       case "discard": case "jack": case "king": case "timeout":
         if (mv.card) pile = mv.card;
         delete held[mv.seat];
-        if (mv.card) line = t("replay.discard", { name: who, card: cardName(mv.card) });
+        if (mv.card) line = say(mv, t("replay.discard", vars), t("replay.discard.you", vars));
         break;
       case "crisp":
-        line = t("replay.crisp", { name: who });
+        line = say(mv, t("replay.crisp", vars), t("replay.crisp.you", vars));
         break;
       default:
         break;
@@ -89,10 +94,10 @@ function escape(text) {
 }
 
 // Play `story` for `players` (names by seat) in a panel of `doc`; returns the panel.
-export function playStory(story, players, { doc = document, stepMs = STEP_MS } = {}) {
+export function playStory(story, players, { doc = document, stepMs = STEP_MS, you = null } = {}) {
   current?.close();
   ensureStyle(doc);
-  const all = steps(story, players);
+  const all = steps(story, players, you);
   const panel = doc.createElement("section");
   panel.className = "replay";
   panel.dataset.test = "replay";
@@ -133,6 +138,6 @@ export function playStory(story, players, { doc = document, stepMs = STEP_MS } =
 export function onAction(action, api) {
   if (action !== "replay") return false;
   const g = api.g;
-  if (g?.story) playStory(g.story, g.players);
+  if (g?.story) playStory(g.story, g.players, { you: api.seat ?? null });
   return true;
 }

@@ -102,7 +102,7 @@ function playMarkup(g, ctx, play, k) {
     <span class="what">${comboName(play)}</span></li>`;
 }
 
-function trickMarkup(g, ctx) {
+export function trickMarkup(g, ctx) {
   const r = g.round;
   if (r.trick.length) {
     return html`<section class="cs-trick" data-test="trick" aria-label="${t("cs.trick")}">
@@ -110,7 +110,7 @@ function trickMarkup(g, ctx) {
   }
   const last = r.lastTrick;
   const text = !last ? t("cs.trick.empty")
-    : last.skipped ? t("cs.trick.skipped", { name: nameOf(g, last.passer) })
+    : last.skipped ? (last.passer === ctx.seat ? t("cs.trick.skipped.you") : t("cs.trick.skipped", { name: nameOf(g, last.passer) }))
       : last.passer === ctx.seat ? t("cs.trick.passed.you") : t("cs.trick.passed", { name: nameOf(g, last.passer) });
   return html`<section class="cs-trick empty" data-test="trick" aria-label="${t("cs.trick")}"><p>${text}</p></section>`;
 }

@@ -26,6 +26,7 @@ export default {
   "cs.trick.passed": "{name} passed: the trick is over.",
   "cs.trick.passed.you": "You passed: the trick is over.",
   "cs.trick.skipped": "{name}'s turn was skipped: the trick is over.",
+  "cs.trick.skipped.you": "Your turn was skipped: the trick is over.",
   "cs.supply": "The supply",
   "cs.faceup": "Face-up card: {card}",
   "cs.faceup.short": "Face up",

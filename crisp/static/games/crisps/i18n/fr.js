@@ -26,6 +26,7 @@ export default {
   "cs.trick.passed": "{name} a passé : le pli est fini.",
   "cs.trick.passed.you": "Tu as passé : le pli est fini.",
   "cs.trick.skipped": "Le tour de {name} a été sauté : le pli est fini.",
+  "cs.trick.skipped.you": "Ton tour a été sauté : le pli est fini.",
   "cs.supply": "La pioche",
   "cs.faceup": "Carte visible : {card}",
   "cs.faceup.short": "Visible",

@@ -25,6 +25,7 @@ export default {
   "cs.trick.passed": "{name}さんがパスしました。この場は終わりです。",
   "cs.trick.passed.you": "あなたはパスしました。この場は終わりです。",
   "cs.trick.skipped": "{name}さんの番は飛ばされました。この場は終わりです。",
+  "cs.trick.skipped.you": "あなたの番は飛ばされました。この場は終わりです。",
   "cs.supply": "山札",
   "cs.faceup": "表向きのカード：{card}",
   "cs.faceup.short": "表向き",
