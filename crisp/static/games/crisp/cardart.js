@@ -1,7 +1,7 @@
 // Card art: playing-card faces and the card back as SVG, drawn here from our own shapes (no image
 // files, no copied artwork). Load it lazily (`await import("./cardart.js")`): the lobby needs none.
 //
-//   cardFace("7H", { fourColour, size, label }) -> <svg>   cardBack({ size, label }) -> <svg>
+//   cardFace("7H", { fourColour, size, label, index }) -> <svg>   cardBack({ size, label }) -> <svg>
 //   layoutFor(size) -> "mini" | "small" | "full"
 //
 // Codes: rank A23456789TJQK (T = ten) + suit S H D C. `size` is the card's width in CSS pixels:
@@ -16,6 +16,10 @@
 // A card is aria-hidden unless the caller passes `label` (the caller decides what may be named:
 // the memory rule); then it is role="img" with that aria-label. A face carries its code in
 // data-card (and its rank as text): put one in the page only while the seat may see that face.
+// `index` is the rank as the reader's language writes it ("D" for a French Queen; the default is
+// the code's rank, "10" for T). The rank is text once per face (the top-left index; the turned
+// copy is a <use> of it), so a card button's visible text is the one index its name contains
+// (WCAG 2.5.3, axe's label-content-name-mismatch).
 
 const NS = "http://www.w3.org/2000/svg";
 const SPRITE = "crisp-cardart";
@@ -190,20 +194,25 @@ function paper(colour = "#fff") {
     "stroke-width": 1.5, "vector-effect": "non-scaling-stroke" });
 }
 
-function rankText(rank, x, y, fontSize, fill, width) {
+// The rank as text; `shown` the rank as written (two characters, e.g. "10", are squeezed to `width`).
+function rankText(shown, x, y, fontSize, fill, width) {
   const attrs = { x, y, "font-size": fontSize, "font-family": FONT, "font-weight": 700, "text-anchor": "middle",
     fill, class: "index" };
-  if (rank === "T") Object.assign(attrs, { textLength: width, lengthAdjust: "spacingAndGlyphs" });
-  return el("text", attrs, [rank === "T" ? "10" : rank]);
+  if (shown.length > 1) Object.assign(attrs, { textLength: width, lengthAdjust: "spacingAndGlyphs" });
+  return el("text", attrs, [shown]);
 }
 
-// A corner index (rank over suit), top left; `turned` puts the copy at the bottom right.
-function cornerIndex(rank, suit, fill, turned) {
-  const g = el("g", turned ? { transform: `rotate(180 ${W / 2} ${H / 2})` } : {}, [
-    rankText(rank, 11, 22.5, 20, fill, 18.5),
+let serial = 0;
+
+// The corner indices (rank over suit): top left, and the same turned at the bottom right (a <use>
+// of the first: no second copy of the text).
+function cornerIndices(shown, suit, fill) {
+  const id = `${SPRITE}-ix${++serial}`;
+  const top = el("g", { id }, [
+    rankText(shown, 11, 22.5, 20, fill, 18.5),
     use(suit, 4.75, 25, 12.5, 12.5, { fill, class: "index-suit" }),
   ]);
-  return g;
+  return [top, el("use", { href: `#${id}`, transform: `rotate(180 ${W / 2} ${H / 2})`, class: "index-turned" })];
 }
 
 function pips(count, suit, fill) {
@@ -251,7 +260,7 @@ export function layoutFor(size) {
 }
 
 /** The face of card `code` ("AS", "7H", "TD", "QS", "KC") as an <svg> element. */
-export function cardFace(code, { fourColour = false, size, label } = {}) {
+export function cardFace(code, { fourColour = false, size, label, index } = {}) {
   const rank = code?.[0];
   const suit = code?.[1];
   if (code?.length !== 2 || !RANKS.includes(rank) || !SUITS.includes(suit)) {
@@ -260,16 +269,17 @@ export function cardFace(code, { fourColour = false, size, label } = {}) {
   const fill = COLOURS[fourColour ? "four" : "two"][suit];
   const accent = ACCENTS[suit];
   const layout = layoutFor(size);
+  const shown = index || (rank === "T" ? "10" : rank);
   const svg = frame(`face ${layout}`, size, label);
   svg.dataset.card = code;
   svg.append(paper());
   if (layout === "mini") {
-    svg.append(rankText(rank, 50, 65, 62, fill, 80), use(suit, 25, 76, 50, 50, { fill, class: "index-suit" }));
+    svg.append(rankText(shown, 50, 65, 62, fill, 80), use(suit, 25, 76, 50, 50, { fill, class: "index-suit" }));
   } else if (layout === "small") {
-    svg.append(rankText(rank, 26, 50, 48, fill, 42), use(suit, 12, 58, 28, 28, { fill, class: "index-suit" }),
+    svg.append(rankText(shown, 26, 50, 48, fill, 42), use(suit, 12, 58, 28, 28, { fill, class: "index-suit" }),
       use(suit, 42, 72, 52, 52, { fill, class: "pip big" }));
   } else {
-    svg.append(cornerIndex(rank, suit, fill, false), cornerIndex(rank, suit, fill, true));
+    svg.append(...cornerIndices(shown, suit, fill));
     if (rank === "A") svg.append(...ace(suit, fill));
     else if ("JQK".includes(rank)) svg.append(...court(rank, suit, fill, accent));
     else svg.append(...pips(rank === "T" ? 10 : Number(rank), suit, fill));

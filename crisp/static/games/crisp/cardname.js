@@ -5,9 +5,13 @@ const RANKS = { A: "A", T: "10", J: "J", Q: "Q", K: "K" };
 const COURTS = { fr: { J: "V", Q: "D", K: "R" } }; // Valet, Dame, Roi
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 
+// The rank as the page's language writes it: "10", "7", "Q" (in French "D").
+export function rankName(code) {
+  return COURTS[language()]?.[code[0]] || RANKS[code[0]] || code[0];
+}
+
 export function cardName(code) {
-  const rank = COURTS[language()]?.[code[0]] || RANKS[code[0]] || code[0];
-  return rank + SUITS[code[1]];
+  return rankName(code) + SUITS[code[1]];
 }
 
 export function isRed(code) {

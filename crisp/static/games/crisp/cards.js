@@ -2,6 +2,7 @@
 // that dropping the file in later just works), else the text faces of cardfallback.js. The text
 // stays in the face (hidden under the art) so that a face's name is in the page exactly while
 // the face is shown.
+import { rankName } from "./cardname.js";
 export { faceMarkup } from "./cardfallback.js";
 
 let art = null;
@@ -28,13 +29,19 @@ export function setFourColour(on) {
 if (globalThis.document?.body) document.body.classList.toggle("four", fourColour());
 
 // After a patch: every face not drawn yet gets its art (once: a face element is kept as long as
-// its card stays, so it is not drawn again).
+// its card stays, so it is not drawn again), in the layout its width calls for (a 30 px results
+// card gets the large index, not pips it is too small to show), with the rank in the page's
+// language (V, D, R in French).
 export function hydrate(root) {
-  if (!asked && root.querySelector(".face[data-card]")) loadArt();
+  // The results panel (the round's hands, patched by the shell beside the table) too.
+  const roots = [root, root.ownerDocument?.querySelector(".results")].filter(Boolean);
+  const faces = roots.flatMap((r) => [...r.querySelectorAll("span.face[data-card]:not(.art)")]); // not the <svg>
+  if (!asked && faces.length) loadArt();
   if (!art?.cardFace) return;
-  for (const el of root.querySelectorAll(".face[data-card]:not(.art)")) {
+  for (const el of faces) {
     try {
-      const svg = art.cardFace(el.dataset.card, { fourColour: fourColour() });
+      const size = el.offsetWidth || undefined; // its layout width (a flip animation turns its box)
+      const svg = art.cardFace(el.dataset.card, { fourColour: fourColour(), size, index: rankName(el.dataset.card) });
       svg.setAttribute("aria-hidden", "true");
       el.classList.add("art");
       el.append(svg);
