@@ -12,6 +12,7 @@ from crisp.server.seam import GameSpec
 class Registry:
     def __init__(self, specs: Iterable[GameSpec] = ()) -> None:
         self._specs: dict[str, GameSpec] = {}
+        self._most_seats = 0  # kept as games are added: asked of every message with a seat
         for spec in specs:
             self.add(spec)
 
@@ -19,6 +20,7 @@ class Registry:
         if spec.name in self._specs:
             raise ValueError(f"two games are named {spec.name!r}")
         self._specs[spec.name] = spec
+        self._most_seats = max(self._most_seats, spec.seats[1])
 
     def get(self, name: str) -> GameSpec | None:
         return self._specs.get(name)
@@ -36,7 +38,7 @@ class Registry:
     @property
     def most_seats(self) -> int:
         """The most players any of the games has (a seat number is below it)."""
-        return max((spec.seats[1] for spec in self._specs.values()), default=0)
+        return self._most_seats
 
     @classmethod
     def load(cls, paths: Iterable[str]) -> Registry:
