@@ -93,7 +93,8 @@ PROBLEMS = """({essentials, targets, texts, min}) => {
   return out;
 }"""
 
-ESSENTIALS = '[data-test="hand"] button, [data-test="actions"] button'
+# your cards, your moves, and your own name (issue 20 item 9: in landscape it had disappeared)
+ESSENTIALS = '[data-test="hand"] button, [data-test="actions"] button, .me-line .name'
 TARGETS = (
     "main button, main a, main select, main summary, main [role=button], "
     ".results button, .results a, .results select, .results summary"
