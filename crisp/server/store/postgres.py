@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import psycopg
@@ -21,7 +21,7 @@ import psycopg
 from crisp.server.store.leases import LeaseLost, Renewal, RoomBusy
 from crisp.server.store.migrations import migrate_postgres
 from crisp.server.store.outage import Outage, StoreUnavailable
-from crisp.server.store.sqlite import Entries, State, StoredRoom
+from crisp.server.store.sqlite import Entries, Row, State, StoredRoom
 from crisp.server.wire.encoder import dumps as wire_dumps
 
 log = logging.getLogger("crisp.server")
@@ -142,9 +142,37 @@ class PgStore:
         """In one transaction, fenced by the epoch this node claimed the room at: the version,
         the state (if given) and the new log entries; ``LeaseLost`` if the room was claimed by
         another node since (nothing is written)."""
+        self.write_many([(code, state, entries, updated, version)])
+
+    def write_many(self, rows: Sequence[Row]) -> None:
+        """Several rooms' writes (each as ``write``, fenced) in one transaction (group commit,
+        ``rooms/batch.py``): all or none. ``LeaseLost`` names the first room another node
+        claimed (the transaction is rolled back: nothing of any room is written)."""
+        for code, state, _entries, _updated, _version in rows:
+            if self.epochs.get(code) is None and state is None:
+                raise LeaseLost(code)  # a room not owned here (lost, or never claimed)
+        done: list[tuple[str, int]] = []
+        lost: str | None = None
+        with self._reach():
+            db = self._conn()
+            if len(rows) == 1:  # one statement, its own transaction: one round trip
+                done.append(self._row(db, rows[0]))
+            else:
+                try:
+                    with db.transaction():
+                        for row in rows:
+                            done.append(self._row(db, row))
+                except LeaseLost as err:
+                    lost = str(err.args[0])
+        if lost is not None:
+            self.epochs.pop(lost, None)
+            raise LeaseLost(lost)
+        for code, epoch in done:
+            self.epochs[code] = epoch
+
+    def _row(self, db: psycopg.Connection[Any], row: Row) -> tuple[str, int]:
+        code, state, entries, updated, version = row
         held = self.epochs.get(code)
-        if held is None and state is None:
-            raise LeaseLost(code)  # a room not owned here (lost, or never claimed)
         epoch = held or 1
         args = {
             "code": code,
@@ -157,12 +185,11 @@ class PgStore:
         }
         rows = [(code, seq, epoch, _dumps(entry)) for seq, entry in entries]
         try:
-            with self._reach():
-                self._write(self._conn(), held, args, rows)
+            self._write(db, held, args, rows)
         except LeaseLost:
             self.epochs.pop(code, None)
             raise
-        self.epochs[code] = epoch
+        return code, epoch
 
     def _write(
         self,
