@@ -66,6 +66,10 @@ class Pending:
     touched: bool = False  # the match that was current before the batch was changed
     observed: bool = False  # the room's bots saw messages of the batch
     sends: list[Queued] = field(default_factory=list)
+    # connections whose welcome or state is queued: told again (as restored) if the batch fails
+    hellos: list[Peer] = field(default_factory=list)
+    states: list[Peer] = field(default_factory=list)
+    presence: bool = False  # who is connected changed in the batch (a hello, a socket gone)
     future: asyncio.Future[None] | None = None
 
     def row(self) -> Row:

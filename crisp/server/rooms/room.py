@@ -274,6 +274,21 @@ class Room:
             if self.on_lost is not None:
                 self.on_lost(self)
             return Refused("unavailable", MOVED)
+        # What was queued is dropped; what was not a change is told again, as restored: the
+        # welcome and state of a connection that said hello (or asked) in the batch, and the
+        # room (presence) to everyone.
+        for conn in pending.hellos:
+            if not conn.closed:
+                conn.seat = self.lobby.seat_of(conn.member)
+                self._welcome(conn)
+        if pending.presence:
+            self.send_room()
+        else:
+            for conn in pending.hellos:  # a watcher's room message is its own
+                self.send_room(only=conn)
+        for conn in dict.fromkeys([*pending.hellos, *pending.states]):
+            if conn.greeted and not conn.closed and conn in self.conns:
+                self.send_state(conn)
         self._plan()
         return Refused("unavailable", UNAVAILABLE)
 
@@ -487,6 +502,8 @@ class Room:
 
     def send_state(self, conn: Peer) -> None:
         self._out(conn, encode(self.state_message(conn)))
+        if self._pending is not None:
+            self._pending.states.append(conn)
 
     def send_states(self, _v: int = 0) -> None:
         for conn in self.conns:
@@ -509,16 +526,10 @@ class Room:
         conn.member = member.id if member else None
         conn.seat = self.lobby.seat_of(conn.member)
         conn.greeted = True
-        self._out(
-            conn,
-            encode(
-                {
-                    "type": "welcome",
-                    "you": messages.you(self.lobby, conn),
-                    "clock_speed": self.settings.clock_speed,
-                }
-            ),
-        )
+        self._welcome(conn)
+        if self._pending is not None:
+            self._pending.hellos.append(conn)
+            self._pending.presence = self._pending.presence or member is not None
         self.send_room(only=None if member is not None else conn)  # presence changed
         self.send_state(conn)
         if self.lobby.phase in IN_GAME:
@@ -527,6 +538,14 @@ class Room:
         seat = conn.seat
         if seat is not None and self.match is not None and self.lobby.phase in IN_GAME:
             self._run(lambda txn: self._seat_back(txn, seat))
+
+    def _welcome(self, conn: Peer) -> None:
+        welcome = {
+            "type": "welcome",
+            "you": messages.you(self.lobby, conn),
+            "clock_speed": self.settings.clock_speed,
+        }
+        self._out(conn, encode(welcome))
 
     def _seat_back(self, txn: Txn, seat: int) -> None:
         """A seat's player is back: the bot leaves, the clock runs, no more timeouts."""
@@ -545,6 +564,8 @@ class Room:
         self.probes.forget(conn)
         if conn.member is None or conn.member not in self.lobby.members:
             return
+        if self._pending is not None:
+            self._pending.presence = True  # told again if the batch fails
         if self.lobby.phase == Phase.BETWEEN:
             self._run(self._check_between)
         else:

@@ -263,3 +263,25 @@ def test_an_http_join_is_answered_after_its_commit(tmp_path: Path, group: bool) 
             assert stored(store)[code][0] == 2
 
     simserver.run(main)
+
+
+def test_a_hello_in_a_failed_batch_is_welcomed_as_the_room_was(tmp_path: Path) -> None:
+    """A watcher says hello in the same turn as a move whose batch fails: its welcome and state
+    were queued behind the commit, so they are dropped with the move and sent again from the
+    restored room (the state at the version before the move, not the undone one)."""
+
+    async def main() -> None:
+        kit, store = make_kit(tmp_path)
+        room, (ana, _ben) = await table(kit, ["Ana", "Ben"])
+        v = room.version
+        watcher = Phone(kit, room, None, "tv")
+        store.failing = True
+        answer, _ = await asyncio.gather(ana.act("ready"), watcher.connect())
+        store.failing = False
+        assert [m.get("code") for m in answer] == ["unavailable"]
+        kinds = [m["type"] for m in watcher.got]
+        assert kinds.count("welcome") == 1 and "state" in kinds, kinds
+        assert watcher.last("state")["v"] == v and room.version == v
+        assert not [m for m in watcher.got if m["type"] == "ready"]
+
+    asyncio.run(main())
