@@ -95,6 +95,8 @@ class GroupCommit:
         self.metrics: Metrics | None = None
         self.open: list[Pending] = []
         self._scheduled = False
+        # the loop it runs in, kept (``get_running_loop`` makes a system call on Python 3.11)
+        self._loop: asyncio.AbstractEventLoop | None = None
         # counted for ``docs/performance.md`` (transactions per action)
         self.transactions = 0
         self.rooms_written = 0
@@ -102,11 +104,18 @@ class GroupCommit:
 
     def deferring(self) -> bool:
         """Whether a change can wait for the end of the turn (an event loop is running)."""
+        loop = self._loop
+        if loop is not None and loop.is_running():
+            return True
         try:
-            asyncio.get_running_loop()
+            self._loop = asyncio.get_running_loop()
         except RuntimeError:
             return False
         return True
+
+    def future(self) -> asyncio.Future[None]:
+        assert self._loop is not None
+        return self._loop.create_future()
 
     def begin(self, room: Batched, before: Any) -> Pending:
         """Open ``room``'s record in this batch (its first change); the flush is scheduled."""
@@ -114,7 +123,8 @@ class GroupCommit:
         self.open.append(pending)
         if not self._scheduled:
             self._scheduled = True
-            asyncio.get_running_loop().call_soon(self.flush)
+            assert self._loop is not None  # begin() follows deferring()
+            self._loop.call_soon(self.flush)
         return pending
 
     def flush(self) -> None:

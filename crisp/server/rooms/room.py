@@ -231,7 +231,8 @@ class Room:
         if pending is None:
             return None
         if pending.future is None:
-            pending.future = asyncio.get_running_loop().create_future()
+            assert self.batch is not None
+            pending.future = self.batch.future()
         return pending.future
 
     def _out(self, conn: Peer, text: str) -> None:
