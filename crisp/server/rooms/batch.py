@@ -69,6 +69,7 @@ class Pending:
     # connections whose welcome or state is queued: told again (as restored) if the batch fails
     hellos: list[Peer] = field(default_factory=list)
     states: list[Peer] = field(default_factory=list)
+    always: list[Callable[[], None]] = field(default_factory=list)  # done even if it fails
     presence: bool = False  # who is connected changed in the batch (a hello, a socket gone)
     future: asyncio.Future[None] | None = None
 

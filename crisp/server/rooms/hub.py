@@ -294,17 +294,14 @@ class Hub:
         if msg.token is not None:
             member = room.lobby.member_of(msg.token)
             if member is None:
-                room.error(
-                    conn, Refused("unauthorized", "this seat token is not valid here"), "hello"
-                )
-                conn.close(CloseCode.UNAUTHORIZED)
+                refusal = Refused("unauthorized", "this seat token is not valid here")
+                room.refuse_and_close(conn, refusal, "hello", CloseCode.UNAUTHORIZED)
                 return
         if member is None:
             watchers = sum(1 for c in room.conns if c.greeted and c.member is None)
             full = room_limits.check_watcher(watchers, self.settings)
             if full is not None:
-                room.error(conn, full, "hello")
-                conn.close(CloseCode.ROOM_FULL)
+                room.refuse_and_close(conn, full, "hello", CloseCode.ROOM_FULL)
                 return
         conn.arrays = msg.frames == "array"
         room.hello(conn, member)

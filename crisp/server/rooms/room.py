@@ -242,6 +242,22 @@ class Room:
         else:
             self._pending.sends.append((conn, text))
 
+    def refuse_and_close(
+        self, conn: Peer, err: Refused, about: str | None, code: CloseCode
+    ) -> None:
+        """Tell ``conn`` why, then close it: after what is queued for it, and even if the
+        batch it waits behind fails (then said again, at the restored version)."""
+
+        def do() -> None:
+            self.error(conn, err, about)
+            conn.close(code)
+
+        if self._pending is None:
+            do()
+        else:
+            self._pending.sends.append(do)
+            self._pending.always.append(do)
+
     def _later(self, do: Callable[[], None]) -> None:
         if self._pending is None:
             do()
@@ -290,6 +306,8 @@ class Room:
         for conn in dict.fromkeys([*pending.hellos, *pending.states]):
             if conn.greeted and not conn.closed and conn in self.conns:
                 self.send_state(conn)
+        for do in pending.always:
+            do()
         self._plan()
         return Refused("unavailable", UNAVAILABLE)
 

@@ -285,3 +285,27 @@ def test_a_hello_in_a_failed_batch_is_welcomed_as_the_room_was(tmp_path: Path) -
         assert not [m for m in watcher.got if m["type"] == "ready"]
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("failing", [False, True])
+def test_a_bad_token_in_a_batch_is_told_and_closed_whatever_the_commit(
+    tmp_path: Path, failing: bool
+) -> None:
+    """A hello with a wrong seat token, in the same turn as another phone's move: its
+    ``unauthorized`` error and its close wait behind the room's commit, and happen even if that
+    commit fails (the error then at the restored version)."""
+
+    async def main() -> None:
+        kit, store = make_kit(tmp_path)
+        room, (ana, _ben) = await table(kit, ["Ana", "Ben"])
+        v = room.version
+        stranger = Phone(kit, room, "not-a-token", "stranger")
+        store.failing = failing
+        await asyncio.gather(ana.act("ready"), stranger.connect())
+        store.failing = False
+        errors = [(m["code"], m["v"]) for m in stranger.errors()]
+        assert errors == [("unauthorized", v if failing else v + 1)], stranger.got
+        assert stranger.closed and stranger.close_code is not None
+        assert stranger.close_code.name == "UNAUTHORIZED"
+
+    asyncio.run(main())
