@@ -4,7 +4,9 @@ messages are sent), plus ownership with fencing (``leases.py``).
 
 psycopg 3, used synchronously on the event loop like the SQLite store: a room's pipeline is one
 synchronous step (validate → apply → write → send), so a write is one round trip to the database
-(about 0.3 ms on one machine) during which the loop waits. Lease times are the database's clock,
+(about 0.3 ms on one machine) during which the loop waits. With group commit
+(``rooms/batch.py``) a loop turn's rooms are one ``write_many``: one statement alone, or
+``BEGIN``, one fenced statement a room and ``COMMIT``. Lease times are the database's clock,
 so the nodes' clocks need not agree.
 """
 

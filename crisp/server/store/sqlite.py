@@ -33,7 +33,9 @@ Row = tuple[str, State | None, Entries, float, int]
 
 
 class Storage(Protocol):
-    """Where rooms are kept: a room's state row and its append-only log (see ``Store``)."""
+    """Where rooms are kept: a room's state row and its append-only log (see ``Store``). Both
+    stores also have ``write_many(rows)``, several rooms' writes in one transaction (group
+    commit, ``rooms/batch.py``); a store without it is written a row at a time."""
 
     def write(
         self, code: str, state: State | None, entries: Entries, updated: float, version: int
