@@ -72,6 +72,7 @@ class Phone(FakePhone):
 
 def make_kit(tmp_path: Path, **settings: Any) -> tuple[Kit, CountingStore]:
     store = CountingStore(Store(tmp_path / "crisp.sqlite3"), [])
+    settings.setdefault("group_commit", True)  # whatever CRISP_GROUP_COMMIT says
     return Kit(tmp_path, store=store, fixed_seed=SEED, **settings), store
 
 
