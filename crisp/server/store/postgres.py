@@ -5,9 +5,9 @@ messages are sent), plus ownership with fencing (``leases.py``).
 psycopg 3, used synchronously on the event loop like the SQLite store: a room's pipeline is one
 synchronous step (validate → apply → write → send), so a write is one round trip to the database
 (about 0.3 ms on one machine) during which the loop waits. With group commit
-(``rooms/batch.py``) a loop turn's rooms are one ``write_many``: one statement alone, or
-``BEGIN``, one fenced statement a room and ``COMMIT``. Lease times are the database's clock,
-so the nodes' clocks need not agree.
+(``rooms/batch.py``) a loop turn's rooms are one ``write_many``: one statement alone, or, in a
+pipeline, ``BEGIN`` and one fenced statement a room in one round trip, then ``COMMIT``. Lease
+times are the database's clock, so the nodes' clocks need not agree.
 """
 
 from __future__ import annotations
@@ -161,9 +161,7 @@ class PgStore:
                 done.append(self._row(db, rows[0]))
             else:
                 try:
-                    with db.transaction():
-                        for row in rows:
-                            done.append(self._row(db, row))
+                    self._batch(db, rows, done)
                 except LeaseLost as err:
                     lost = str(err.args[0])
         if lost is not None:
@@ -171,6 +169,48 @@ class PgStore:
             raise LeaseLost(lost)
         for code, epoch in done:
             self.epochs[code] = epoch
+
+    def _batch(
+        self, db: psycopg.Connection[Any], rows: Sequence[Row], done: list[tuple[str, int]]
+    ) -> None:
+        """Every row's statement in one transaction, sent in a pipeline: ``BEGIN`` and the
+        statements in one round trip, their counts checked, then ``COMMIT`` (or ``ROLLBACK``
+        on the first room whose fenced write found it owned elsewhere)."""
+        statements = [self._statement(row) for row in rows]
+        with db.pipeline(), db.transaction():
+            cursors = [
+                (code, epoch, db.execute(sql, args, prepare=True))
+                for code, epoch, sql, args in statements
+            ]
+            for code, epoch, cur in cursors:
+                got = cur.fetchone()
+                if got is None or got[0] != 1:
+                    self.epochs.pop(code, None)
+                    raise LeaseLost(code)
+                done.append((code, epoch))
+
+    def _statement(self, row: Row) -> tuple[str, int, str, dict[str, Any]]:
+        """A row's fenced statement: (code, epoch, sql, args)."""
+        code, state, entries, updated, version = row
+        held = self.epochs.get(code)
+        epoch = held or 1
+        seqs, texts = [], []
+        for seq, entry in entries:
+            seqs.append(seq)
+            texts.append(_dumps(entry))
+        sql = CREATE if held is None else TOUCH if state is None else UPDATE
+        args = {
+            "code": code,
+            "updated": updated,
+            "version": version,
+            "node": self.node,
+            "epoch": epoch,
+            "lease": self.lease_s,
+            "state": None if state is None else _dumps(state),
+            "seqs": seqs,
+            "entries": texts,
+        }
+        return code, epoch, sql, args
 
     def _row(self, db: psycopg.Connection[Any], row: Row) -> tuple[str, int]:
         code, state, entries, updated, version = row
