@@ -162,20 +162,25 @@ def create_app(
     claim = Depends(claim_room)
     lookup = [limits.code_limit(exists, seated=seated), claim]
 
-    def joined(room: Room, name: str) -> Joined:
+    async def joined(room: Room, name: str) -> Joined:
+        """Join ``room``, answered once the join is stored (group commit: at the end of the
+        loop's turn, ``Room.settled``)."""
         if (full := room_limits.check_join(len(room.lobby.members), settings)) is not None:
             raise LimitRefused(409, full.code, full.message)  # limits: room_members_max
         try:
             member, token = room.join(name)
+            seats = room.lobby.lobby_seats()
+            in_lobby = room.lobby.phase == "lobby" and member.id in seats
+            seat = seats.index(member.id) if in_lobby else None
+            wait = room.settled()
+            if wait is not None:
+                await wait
         except ValueError as err:
             raise HTTPException(422, str(err)) from err
         except Refused as err:
             if err.code == "unavailable":
                 raise LimitRefused(503, "unavailable", err.message, retry_after=5) from err
             raise HTTPException(409, err.message) from err
-        seats = room.lobby.lobby_seats()
-        in_lobby = room.lobby.phase == "lobby" and member.id in seats
-        seat = seats.index(member.id) if in_lobby else None
         return Joined(
             code=room.code, link=f"/r/{room.code}", member=member.id, token=token, seat=seat
         )
@@ -217,8 +222,8 @@ def create_app(
             raise HTTPException(404 if err.code == "not_found" else 503, err.message) from err
         async with room.lock:
             try:
-                made = joined(room, body.name)
-            except HTTPException:
+                made = await joined(room, body.name)
+            except (HTTPException, LimitRefused):  # nothing of the room was stored
                 hub.rooms.pop(room.code, None)
                 raise
         seat_cookie(response, request, made)
@@ -233,7 +238,7 @@ def create_app(
         room: FoundRoom, body: JoinRequest, request: Request, response: Response
     ) -> Joined:
         async with room.lock:
-            made = joined(room, body.name)
+            made = await joined(room, body.name)
         seat_cookie(response, request, made)
         return made
 

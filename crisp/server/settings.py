@@ -121,6 +121,11 @@ class Settings(BaseSettings):
         description="PostgreSQL: how long a request for a room another node holds waits "
         "for it to be handed over (or its lease to run out) before a 503",
     )
+    group_commit: bool = Field(
+        True,
+        description="one store transaction per event-loop turn for every room changed in it "
+        "(each room's messages sent after its commit); off: one transaction per change",
+    )
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = Field(
         "info", description="uvicorn's log level: critical, error, warning, info, debug or trace"
     )

@@ -16,6 +16,7 @@ from crisp.server.clock import Clock
 from crisp.server.limits import room_limits
 from crisp.server.observe.metrics import Metrics
 from crisp.server.registry import Registry
+from crisp.server.rooms.batch import GroupCommit
 from crisp.server.rooms.handlers import dispatch
 from crisp.server.rooms.lobby import Lobby
 from crisp.server.rooms.members import new_code
@@ -52,6 +53,8 @@ class Hub:
         self.sweeper: asyncio.Task[None] | None = None
         self.renewer: asyncio.Task[None] | None = None
         self.metrics: Metrics | None = None  # set by the app (GET /metrics)
+        # group commit (batch.py): one transaction a loop turn for every room changed in it
+        self.batch = GroupCommit(store) if settings.group_commit else None
 
     # -- life ---------------------------------------------------------------------------------
 
@@ -102,6 +105,8 @@ class Hub:
                     self.leases.release(room.code)
             for conn in list(room.conns):
                 conn.close(CloseCode.GOING_AWAY)
+        if self.batch is not None:
+            self.batch.flush()  # what the last turn changed, before the store closes
         self.store.close()
 
     # -- ownership (a shared store) -------------------------------------------------------------
@@ -181,8 +186,11 @@ class Hub:
     # -- rooms --------------------------------------------------------------------------------
 
     def _room(self, lobby: Lobby) -> Room:
-        room = Room(lobby, self.games[lobby.game_type], self.store, self.clock, self.settings)
+        spec = self.games[lobby.game_type]
+        room = Room(lobby, spec, self.store, self.clock, self.settings, self.batch)
         room.metrics = self.metrics
+        if self.batch is not None:
+            self.batch.metrics = self.metrics
         return room
 
     def create_room(self, game_type: str | None = None) -> Room:
@@ -270,6 +278,14 @@ class Hub:
         except Exception:  # a bug: say so, keep the room and the connection going
             log.exception("room %s: internal error on a %s message", room.code, about)
             room.error(conn, Refused("internal", "the server failed on this message"), about)
+        # Group commit: the change is stored at the end of the turn; a failure is the sender's
+        # ``unavailable`` as a failed write was (the room is back as it was).
+        wait = room.settled()
+        if wait is not None:
+            try:
+                await wait
+            except Refused as err:
+                room.error(conn, err, about)
 
     def _hello(self, room: Room, conn: Peer, msg: P.Hello) -> None:
         if conn.greeted:
@@ -278,17 +294,14 @@ class Hub:
         if msg.token is not None:
             member = room.lobby.member_of(msg.token)
             if member is None:
-                room.error(
-                    conn, Refused("unauthorized", "this seat token is not valid here"), "hello"
-                )
-                conn.close(CloseCode.UNAUTHORIZED)
+                refusal = Refused("unauthorized", "this seat token is not valid here")
+                room.refuse_and_close(conn, refusal, "hello", CloseCode.UNAUTHORIZED)
                 return
         if member is None:
             watchers = sum(1 for c in room.conns if c.greeted and c.member is None)
             full = room_limits.check_watcher(watchers, self.settings)
             if full is not None:
-                room.error(conn, full, "hello")
-                conn.close(CloseCode.ROOM_FULL)
+                room.refuse_and_close(conn, full, "hello", CloseCode.ROOM_FULL)
                 return
         conn.arrays = msg.frames == "array"
         room.hello(conn, member)
@@ -298,3 +311,4 @@ class Hub:
     async def disconnected(self, room: Room, conn: Peer) -> None:
         async with room.lock:
             room.gone(conn)
+        await room.quietly_settled()

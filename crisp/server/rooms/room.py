@@ -6,11 +6,18 @@ collecting the log entries and the messages; then the change is written to the s
 transaction; only then are the messages sent. If the write fails, the room is put back exactly as
 it was (the lobby from its state, the match rebuilt from its stored log), the sender is told
 ``unavailable`` and no one else sees anything. Versions and log numbers move only on a write.
+
+With group commit (``group_commit``, the default; ``batch.py``) the write waits for the end of the
+event loop's turn, in one transaction with every other room changed in it: the room's version and
+log numbers move at once (a second change in the same turn numbers after the first), and all it
+sends is queued until the commit; a failed commit puts it back as it was before its first change
+of the batch. Whoever needs the outcome awaits ``settled()``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -20,6 +27,7 @@ from typing import Any
 from crisp.server.clock import Clock, GameClock, Timer
 from crisp.server.observe.metrics import Metrics
 from crisp.server.rooms import messages
+from crisp.server.rooms.batch import GroupCommit, Pending, Queued
 from crisp.server.rooms.latency import Probes
 from crisp.server.rooms.lobby import IN_GAME, Lobby, Phase
 from crisp.server.rooms.members import Member, new_token, token_hash
@@ -85,11 +93,20 @@ class Snapshot:
     between_until: float
     last_record: dict[str, Any] | None
     bots: Any
+    version: int
+    log_seq: int
+    updated: float
 
 
 class Room:
     def __init__(
-        self, lobby: Lobby, spec: GameSpec, store: Storage, clock: Clock, settings: Settings
+        self,
+        lobby: Lobby,
+        spec: GameSpec,
+        store: Storage,
+        clock: Clock,
+        settings: Settings,
+        batch: GroupCommit | None = None,
     ) -> None:
         self.lobby = lobby
         self.spec = spec
@@ -123,12 +140,17 @@ class Room:
         # called when a write finds that another node owns the room now (a shared store)
         self.on_lost: Callable[[Room], None] | None = None
         self.metrics: Metrics | None = None  # GET /metrics: counters only on this path
+        self.batch = batch  # group commit (None: each change written at once)
+        self._pending: Pending | None = None  # this room's part of the open batch
 
     # -- the pipeline -------------------------------------------------------------------------
 
     def _run(self, step: Callable[[Txn], None]) -> None:
         """validate → apply → write → send. A refusal after a partial change (deadlines that
         were due) stores and sends that part, then refuses."""
+        if self.batch is not None and self.batch.deferring():
+            self._run_batched(step, self.batch)
+            return
         before = self._snapshot()
         txn = Txn()
         refused: Refused | None = None
@@ -137,24 +159,24 @@ class Room:
         except Refused as err:
             refused = err
         except BaseException:
-            self._restore(before, txn)
+            self._restore(before, txn.touched)
             raise
         if txn:
             try:
                 self._write(txn)
             except LeaseLost as err:
                 log.warning("room %s: another node owns it now; the change was dropped", self.code)
-                self._restore(before, txn)
+                self._restore(before, txn.touched)
                 self.stop_timers()
                 if self.on_lost is not None:
                     self.on_lost(self)
                 raise Refused("unavailable", MOVED) from err
             except StoreUnavailable as err:  # an outage: logged once by the store's Outage
-                self._restore(before, txn)
+                self._restore(before, txn.touched)
                 raise Refused("unavailable", UNAVAILABLE) from err
             except Exception as err:
                 log.exception("room %s: a write failed; the change was undone", self.code)
-                self._restore(before, txn)
+                self._restore(before, txn.touched)
                 raise Refused("unavailable", UNAVAILABLE) from err
             self._mark_stale(txn)
             if self.metrics is not None:
@@ -163,6 +185,142 @@ class Room:
         self._plan()
         if refused is not None:
             raise refused
+
+    def _run_batched(self, step: Callable[[Txn], None], batch: GroupCommit) -> None:
+        """validate → apply → queue the write and the sends in the open batch (``batch.py``)."""
+        before = self._snapshot()
+        txn = Txn()
+        refused: Refused | None = None
+        try:
+            step(txn)
+        except Refused as err:
+            refused = err
+        except BaseException:
+            self._restore(before, txn.touched)
+            raise
+        if txn:
+            pending = self._pending
+            if pending is None:
+                pending = self._pending = batch.begin(self, before)
+            self._enqueue(pending, txn)
+            self._mark_stale(txn)
+            if self.metrics is not None:
+                self.metrics.applied(self.lobby.game_type)
+        self._send(txn)
+        self._plan()
+        if refused is not None:
+            raise refused
+
+    def _enqueue(self, pending: Pending, txn: Txn) -> None:
+        """The change's row, merged into the room's part of the batch; numbered at once."""
+        version = self.version + 1
+        updated = self.clock.wall()
+        pending.entries += [(self.log_seq + i, entry) for i, entry in enumerate(txn.entries)]
+        if txn.lobby:
+            pending.state = self._stored_lobby = self.lobby.to_state()
+        pending.updated, pending.version = updated, version
+        pending.changes += 1
+        pending.touched = pending.touched or txn.touched
+        self.version, self.updated = version, updated
+        self.log_seq += len(txn.entries)
+
+    def settled(self) -> asyncio.Future[None] | None:
+        """The commit of this room's pending changes (raises ``Refused`` if it failed), or None
+        if nothing is pending."""
+        pending = self._pending
+        if pending is None:
+            return None
+        if pending.future is None:
+            assert self.batch is not None
+            pending.future = self.batch.future()
+        return pending.future
+
+    def _out(self, conn: Peer, text: str) -> None:
+        """Send now, or after the commit of the pending changes (nothing goes out before)."""
+        if self._pending is None:
+            conn.send(text)
+        else:
+            self._pending.sends.append((conn, text))
+
+    def refuse_and_close(
+        self, conn: Peer, err: Refused, about: str | None, code: CloseCode
+    ) -> None:
+        """Tell ``conn`` why, then close it: after what is queued for it, and even if the
+        batch it waits behind fails (then said again, at the restored version)."""
+
+        def do() -> None:
+            self.error(conn, err, about)
+            conn.close(code)
+
+        if self._pending is None:
+            do()
+        else:
+            self._pending.sends.append(do)
+            self._pending.always.append(do)
+
+    def _later(self, do: Callable[[], None]) -> None:
+        if self._pending is None:
+            do()
+        else:
+            self._pending.sends.append(do)
+
+    def committed(self, pending: Pending) -> None:
+        """The batch is stored: what the room queued goes out, in order."""
+        if self._pending is pending:
+            self._pending = None
+        queued: list[Queued] = pending.sends
+        for item in queued:
+            if isinstance(item, tuple):
+                item[0].send(item[1])
+            else:
+                item()
+
+    def undone(self, pending: Pending, lost: bool, err: BaseException) -> Exception:
+        """The batch failed: the room back to its state before its first change of the batch;
+        nothing it queued is sent. The refusal for its senders."""
+        if self._pending is pending:
+            self._pending = None
+        self._restore(pending.before, pending.touched)
+        self._stored_lobby = pending.before.lobby
+        self._reseat()
+        if pending.observed:
+            self._rebuild_bots()
+        if lost:
+            log.warning("room %s: another node owns it now; the change was dropped", self.code)
+            self.stop_timers()
+            if self.on_lost is not None:
+                self.on_lost(self)
+            return Refused("unavailable", MOVED)
+        # What was queued is dropped; what was not a change is told again, as restored: the
+        # welcome and state of a connection that said hello (or asked) in the batch, and the
+        # room (presence) to everyone.
+        for conn in pending.hellos:
+            if not conn.closed:
+                conn.seat = self.lobby.seat_of(conn.member)
+                self._welcome(conn)
+        if pending.presence:
+            self.send_room()
+        else:
+            for conn in pending.hellos:  # a watcher's room message is its own
+                self.send_room(only=conn)
+        for conn in dict.fromkeys([*pending.hellos, *pending.states]):
+            if conn.greeted and not conn.closed and conn in self.conns:
+                self.send_state(conn)
+        for do in pending.always:
+            do()
+        self._plan()
+        return Refused("unavailable", UNAVAILABLE)
+
+    def _rebuild_bots(self) -> None:
+        """The bots saw messages that were undone: each is made again from its seat's view."""
+        match = self.match
+        if match is None or self.lobby.phase not in IN_GAME:
+            return
+        for seat, member_id in enumerate(self.lobby.seats):
+            member = self.lobby.members.get(member_id)
+            level = (member.bot if member else None) or self.lobby.stand_ins.get(seat)
+            if level is not None:
+                self._seat_bot(seat, level, with_view=match.started())
 
     def _snapshot(self) -> Snapshot:
         """What a failed write puts back. The lobby's is its last stored state (every change of
@@ -180,19 +338,23 @@ class Room:
             self.between_until,
             self.last_record,
             self.bots.snapshot(),
+            self.version,
+            self.log_seq,
+            self.updated,
         )
 
-    def _restore(self, s: Snapshot, txn: Txn) -> None:
+    def _restore(self, s: Snapshot, touched: bool) -> None:
         self.lobby = Lobby.from_state(s.lobby, self.lobby.max_seats, self.lobby.game_type)
         self.game_log = s.game_log
         del self.game_log[s.game_log_len :]
         self.match = s.match
-        if txn.touched and s.match is not None:
+        if touched and s.match is not None:
             self.match = self.spec.from_log(self.game_log)
         self.game_clock.restore(s.clock)
         self.floors, self.continued = s.floors, s.continued
         self.between_until, self.last_record = s.between_until, s.last_record
         self.bots.restore(s.bots)
+        self.version, self.log_seq, self.updated = s.version, s.log_seq, s.updated
 
     def _write(self, txn: Txn) -> None:
         version = self.version + 1
@@ -232,12 +394,18 @@ class Room:
     def _broadcast(self, outs: list[Any], v: int) -> None:
         """The game's messages, each encoded once, to every connection entitled to it."""
         conns = [c for c in self.conns if c.greeted]
+        queue = self._pending.sends if self._pending is not None else None
         for out in outs:
             text = encode({**out.msg, "v": v})
             for conn in conns:
                 if out.for_seat(conn.seat):
-                    conn.send(text)
+                    if queue is None:
+                        conn.send(text)
+                    else:
+                        queue.append((conn, text))
         self.bots.observe(outs)
+        if self._pending is not None and outs:
+            self._pending.observed = True
 
     # -- applying to the match ----------------------------------------------------------------
 
@@ -336,7 +504,7 @@ class Room:
         text = encode(self.room_message())
         for conn in [only] if only is not None else self.conns:
             if conn.greeted:
-                conn.send(text)
+                self._out(conn, text)
 
     def state_message(self, conn: Peer) -> dict[str, Any]:
         view = now = None
@@ -352,7 +520,9 @@ class Room:
         }
 
     def send_state(self, conn: Peer) -> None:
-        conn.send(encode(self.state_message(conn)))
+        self._out(conn, encode(self.state_message(conn)))
+        if self._pending is not None:
+            self._pending.states.append(conn)
 
     def send_states(self, _v: int = 0) -> None:
         for conn in self.conns:
@@ -362,7 +532,7 @@ class Room:
     def error(self, conn: Peer, err: Refused, about: str | None) -> None:
         if self.metrics is not None:
             self.metrics.refused(err.code)
-        conn.send(encode(messages.error_message(err, about, self.version)))
+        self._out(conn, encode(messages.error_message(err, about, self.version)))
 
     def _reseat(self, _v: int = 0) -> None:
         for conn in self.conns:
@@ -375,23 +545,26 @@ class Room:
         conn.member = member.id if member else None
         conn.seat = self.lobby.seat_of(conn.member)
         conn.greeted = True
-        conn.send(
-            encode(
-                {
-                    "type": "welcome",
-                    "you": messages.you(self.lobby, conn),
-                    "clock_speed": self.settings.clock_speed,
-                }
-            )
-        )
+        self._welcome(conn)
+        if self._pending is not None:
+            self._pending.hellos.append(conn)
+            self._pending.presence = self._pending.presence or member is not None
         self.send_room(only=None if member is not None else conn)  # presence changed
         self.send_state(conn)
         if self.lobby.phase in IN_GAME:
-            self.probes.probe(conn)
+            self._later(functools.partial(self._probe, conn))  # after the welcome
             self._plan_probes()
         seat = conn.seat
         if seat is not None and self.match is not None and self.lobby.phase in IN_GAME:
             self._run(lambda txn: self._seat_back(txn, seat))
+
+    def _welcome(self, conn: Peer) -> None:
+        welcome = {
+            "type": "welcome",
+            "you": messages.you(self.lobby, conn),
+            "clock_speed": self.settings.clock_speed,
+        }
+        self._out(conn, encode(welcome))
 
     def _seat_back(self, txn: Txn, seat: int) -> None:
         """A seat's player is back: the bot leaves, the clock runs, no more timeouts."""
@@ -410,6 +583,8 @@ class Room:
         self.probes.forget(conn)
         if conn.member is None or conn.member not in self.lobby.members:
             return
+        if self._pending is not None:
+            self._pending.presence = True  # told again if the batch fails
         if self.lobby.phase == Phase.BETWEEN:
             self._run(self._check_between)
         else:
@@ -489,6 +664,17 @@ class Room:
                 log.exception("room %s: a deadline failed", self.code)
             finally:
                 self._plan()
+        await self.quietly_settled()
+
+    async def quietly_settled(self) -> None:
+        """Wait for the commit of what is pending (a failure is logged: no one to tell)."""
+        wait = self.settled()
+        if wait is None:
+            return
+        try:
+            await wait
+        except Refused as err:
+            log.warning("room %s: a change was not stored: %s", self.code, err.message)
 
     # -- round trips (R-WINDOW-LAG, latency.py) -------------------------------------------------
 
@@ -512,9 +698,13 @@ class Room:
         """Probe every greeted connection that is due (latency.py: a settled one less often)."""
         for conn in self.conns:
             if conn.greeted and self.probes.due(conn):
-                self.probes.probe(conn)
+                self._later(functools.partial(self._probe, conn))
         when = self.clock.now() + self.settings.probe_every_s
         self.probe_timer = self.clock.call_at(when, self._probe_wake)
+
+    def _probe(self, conn: Peer) -> None:
+        if conn in self.conns and not conn.closed:
+            self.probes.probe(conn)
 
     async def _probe_wake(self) -> None:
         async with self.lock:
@@ -622,10 +812,13 @@ class Room:
                 if kicked:
                     self.error(conn, Refused("unauthorized", "the host removed you"), None)
                 else:
-                    conn.send(encode({"type": "left", "code": self.code}))
-                conn.close(CloseCode.REMOVED)
-                self.conns.discard(conn)
-                self.probes.forget(conn)
+                    self._out(conn, encode({"type": "left", "code": self.code}))
+                self._later(functools.partial(self._closed, conn))
+
+    def _closed(self, conn: Peer) -> None:
+        conn.close(CloseCode.REMOVED)
+        self.conns.discard(conn)
+        self.probes.forget(conn)
 
     def start(self) -> None:
         self._run(self._start)

@@ -4,8 +4,10 @@ messages are sent), plus ownership with fencing (``leases.py``).
 
 psycopg 3, used synchronously on the event loop like the SQLite store: a room's pipeline is one
 synchronous step (validate → apply → write → send), so a write is one round trip to the database
-(about 0.3 ms on one machine) during which the loop waits. Lease times are the database's clock,
-so the nodes' clocks need not agree.
+(about 0.3 ms on one machine) during which the loop waits. With group commit
+(``rooms/batch.py``) a loop turn's rooms are one ``write_many``: one statement alone, or, in a
+pipeline, ``BEGIN`` and one fenced statement a room in one round trip, then ``COMMIT``. Lease
+times are the database's clock, so the nodes' clocks need not agree.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import psycopg
@@ -21,7 +23,7 @@ import psycopg
 from crisp.server.store.leases import LeaseLost, Renewal, RoomBusy
 from crisp.server.store.migrations import migrate_postgres
 from crisp.server.store.outage import Outage, StoreUnavailable
-from crisp.server.store.sqlite import Entries, State, StoredRoom
+from crisp.server.store.sqlite import Entries, Row, State, StoredRoom
 from crisp.server.wire.encoder import dumps as wire_dumps
 
 log = logging.getLogger("crisp.server")
@@ -142,9 +144,77 @@ class PgStore:
         """In one transaction, fenced by the epoch this node claimed the room at: the version,
         the state (if given) and the new log entries; ``LeaseLost`` if the room was claimed by
         another node since (nothing is written)."""
+        self.write_many([(code, state, entries, updated, version)])
+
+    def write_many(self, rows: Sequence[Row]) -> None:
+        """Several rooms' writes (each as ``write``, fenced) in one transaction (group commit,
+        ``rooms/batch.py``): all or none. ``LeaseLost`` names the first room another node
+        claimed (the transaction is rolled back: nothing of any room is written)."""
+        for code, state, _entries, _updated, _version in rows:
+            if self.epochs.get(code) is None and state is None:
+                raise LeaseLost(code)  # a room not owned here (lost, or never claimed)
+        done: list[tuple[str, int]] = []
+        lost: str | None = None
+        with self._reach():
+            db = self._conn()
+            if len(rows) == 1:  # one statement, its own transaction: one round trip
+                done.append(self._row(db, rows[0]))
+            else:
+                try:
+                    self._batch(db, rows, done)
+                except LeaseLost as err:
+                    lost = str(err.args[0])
+        if lost is not None:
+            self.epochs.pop(lost, None)
+            raise LeaseLost(lost)
+        for code, epoch in done:
+            self.epochs[code] = epoch
+
+    def _batch(
+        self, db: psycopg.Connection[Any], rows: Sequence[Row], done: list[tuple[str, int]]
+    ) -> None:
+        """Every row's statement in one transaction, sent in a pipeline: ``BEGIN`` and the
+        statements in one round trip, their counts checked, then ``COMMIT`` (or ``ROLLBACK``
+        on the first room whose fenced write found it owned elsewhere)."""
+        statements = [self._statement(row) for row in rows]
+        with db.pipeline(), db.transaction():
+            cursors = [
+                (code, epoch, db.execute(sql, args, prepare=True))
+                for code, epoch, sql, args in statements
+            ]
+            for code, epoch, cur in cursors:
+                got = cur.fetchone()
+                if got is None or got[0] != 1:
+                    self.epochs.pop(code, None)
+                    raise LeaseLost(code)
+                done.append((code, epoch))
+
+    def _statement(self, row: Row) -> tuple[str, int, str, dict[str, Any]]:
+        """A row's fenced statement: (code, epoch, sql, args)."""
+        code, state, entries, updated, version = row
         held = self.epochs.get(code)
-        if held is None and state is None:
-            raise LeaseLost(code)  # a room not owned here (lost, or never claimed)
+        epoch = held or 1
+        seqs, texts = [], []
+        for seq, entry in entries:
+            seqs.append(seq)
+            texts.append(_dumps(entry))
+        sql = CREATE if held is None else TOUCH if state is None else UPDATE
+        args = {
+            "code": code,
+            "updated": updated,
+            "version": version,
+            "node": self.node,
+            "epoch": epoch,
+            "lease": self.lease_s,
+            "state": None if state is None else _dumps(state),
+            "seqs": seqs,
+            "entries": texts,
+        }
+        return code, epoch, sql, args
+
+    def _row(self, db: psycopg.Connection[Any], row: Row) -> tuple[str, int]:
+        code, state, entries, updated, version = row
+        held = self.epochs.get(code)
         epoch = held or 1
         args = {
             "code": code,
@@ -157,12 +227,11 @@ class PgStore:
         }
         rows = [(code, seq, epoch, _dumps(entry)) for seq, entry in entries]
         try:
-            with self._reach():
-                self._write(self._conn(), held, args, rows)
+            self._write(db, held, args, rows)
         except LeaseLost:
             self.epochs.pop(code, None)
             raise
-        self.epochs[code] = epoch
+        return code, epoch
 
     def _write(
         self,

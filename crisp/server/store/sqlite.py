@@ -15,7 +15,7 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -28,10 +28,14 @@ StoredRoom = tuple[str, dict[str, Any], float, list[dict[str, Any]]]
 #: A room's lasting state (``Lobby.to_state``), and new log entries as ``(seq, entry)``.
 State = dict[str, Any]
 Entries = Iterable[tuple[int, dict[str, Any]]]
+#: One room's part of a group commit: ``(code, state, entries, updated, version)`` as ``write``.
+Row = tuple[str, State | None, Entries, float, int]
 
 
 class Storage(Protocol):
-    """Where rooms are kept: a room's state row and its append-only log (see ``Store``)."""
+    """Where rooms are kept: a room's state row and its append-only log (see ``Store``). Both
+    stores also have ``write_many(rows)``, several rooms' writes in one transaction (group
+    commit, ``rooms/batch.py``); a store without it is written a row at a time."""
 
     def write(
         self, code: str, state: State | None, entries: Entries, updated: float, version: int
@@ -162,29 +166,46 @@ class Store:
     ) -> None:
         """In one transaction: the room's version, its state (if given) and new log entries
         ``(seq, entry)``."""
+        self.write_many([(code, state, entries, updated, version)])
+
+    def write_many(self, rows: Sequence[Row]) -> None:
+        """Several rooms' writes (each as ``write``) in one transaction (group commit,
+        ``rooms/batch.py``): all of them, or none (raise)."""
         db = self.db
         db.execute("BEGIN")
         try:
-            if state is not None:
-                db.execute(
-                    "INSERT INTO rooms (code, state, version, updated) VALUES (?, ?, ?, ?) "
-                    "ON CONFLICT(code) DO UPDATE SET state = excluded.state, "
-                    "version = excluded.version, updated = excluded.updated",
-                    (code, _dumps(state), version, updated),
-                )
-            else:
-                db.execute(
-                    "UPDATE rooms SET updated = ?, version = ? WHERE code = ?",
-                    (updated, version, code),
-                )
-            db.executemany(
-                "INSERT INTO log (code, seq, entry) VALUES (?, ?, ?)",
-                [(code, seq, _dumps(entry)) for seq, entry in entries],
-            )
+            for row in rows:
+                self._write(db, *row)
         except BaseException:
             db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
+
+    def _write(
+        self,
+        db: sqlite3.Connection,
+        code: str,
+        state: State | None,
+        entries: Entries,
+        updated: float,
+        version: int,
+    ) -> None:
+        if state is not None:
+            db.execute(
+                "INSERT INTO rooms (code, state, version, updated) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(code) DO UPDATE SET state = excluded.state, "
+                "version = excluded.version, updated = excluded.updated",
+                (code, _dumps(state), version, updated),
+            )
+        else:
+            db.execute(
+                "UPDATE rooms SET updated = ?, version = ? WHERE code = ?",
+                (updated, version, code),
+            )
+        db.executemany(
+            "INSERT INTO log (code, seq, entry) VALUES (?, ?, ?)",
+            [(code, seq, _dumps(entry)) for seq, entry in entries],
+        )
 
     def rooms(self) -> list[StoredRoom]:
         """Every room: code, state (with its latest version), last update (epoch seconds) and its

@@ -206,3 +206,69 @@ def test_rooms_no_node_holds_expire(pg_url: str) -> None:
     assert keeper.expire_unheld(1000.0) == ["HELD"]
     a.close()
     keeper.close()
+
+
+# -- group commit: several rooms in one transaction (issue 22, rooms/batch.py) --------------------
+
+
+def test_write_many_stores_several_rooms_in_one_transaction(opener: Opener) -> None:
+    """Group commit: ``write_many`` writes every room's row (new rooms, a state, a version-only
+    touch) and they come back as if each had been written alone."""
+    store = opener()
+    store.write("ABC", STATE, entries(0, 1), 1.0, 1)
+    many = getattr(store, "write_many")  # noqa: B009 - both stores have it; Storage does not
+    many(
+        [
+            ("ABC", None, entries(1, 2), 2.0, 3),
+            ("DEF", {**STATE, "phase": "playing"}, entries(0, 1), 2.5, 1),
+        ]
+    )
+    rooms = {code: (state, updated, log) for code, state, updated, log in store.rooms()}
+    assert rooms["ABC"][0] == {**STATE, "version": 3} and rooms["ABC"][1] == 2.0
+    assert [e["i"] for e in rooms["ABC"][2]] == [0, 1, 2]
+    assert rooms["DEF"][0]["phase"] == "playing" and rooms["DEF"][0]["version"] == 1
+    assert opener().rooms() and len(opener().rooms()) == 2  # committed for the next process
+
+
+def test_a_failed_row_of_write_many_writes_no_room(opener: Opener) -> None:
+    """Group commit's contract: one failing room (a taken log number) fails the whole batch;
+    the other room of the batch is not written either, and the store goes on."""
+    store = opener()
+    store.write("ABC", STATE, entries(0, 2), 1.0, 1)
+    store.write("DEF", STATE, [], 1.0, 1)
+    many = getattr(store, "write_many")  # noqa: B009
+    with pytest.raises(Exception):  # noqa: B017 - each database has its own integrity error
+        many(
+            [
+                ("DEF", {**STATE, "phase": "playing"}, entries(0, 1), 2.0, 2),
+                ("ABC", None, entries(1, 1), 2.0, 2),  # seq 1 is taken
+            ]
+        )
+    rooms = {code: (state, log) for code, state, _, log in store.rooms()}
+    assert rooms["DEF"] == ({**STATE, "version": 1}, [])
+    assert rooms["ABC"][0]["version"] == 1 and len(rooms["ABC"][1]) == 2
+    many([("DEF", None, entries(0, 1), 3.0, 2), ("ABC", None, entries(2, 1), 3.0, 2)])
+    assert {code: len(log) for code, _, _, log in store.rooms()} == {"ABC": 3, "DEF": 1}
+
+
+def test_write_many_with_a_lost_room_names_it_and_writes_nothing(pg_url: str) -> None:
+    """PostgreSQL, group commit: a batch holding a room another node claimed since raises
+    ``LeaseLost`` naming that room, and writes none of the batch (fenced in the same
+    transaction); the rest written again alone is stored."""
+    a, b = PgStore(pg_url, "a", lease_s=0.3), PgStore(pg_url, "b", lease_s=0.3)
+    a.write("ABC", STATE, entries(0, 1), 1.0, 1)
+    a.write("DEF", STATE, entries(0, 1), 1.0, 1)
+    claim_when_expired(b, "ABC")
+    assert a.renew().lost == {"ABC"} and a.held() == {"DEF"}
+    a.epochs["ABC"] = 1  # as if a had not noticed yet: its write is fenced by the database
+    with pytest.raises(LeaseLost) as lost:
+        a.write_many([("DEF", None, entries(1, 1), 2.0, 2), ("ABC", None, entries(1, 1), 2.0, 2)])
+    assert lost.value.args == ("ABC",) and "ABC" not in a.held()
+    rooms = {code: (state, log) for code, state, _, log in b.rooms()}
+    assert rooms["DEF"][0]["version"] == 1 and len(rooms["DEF"][1]) == 1  # nothing of DEF
+    a.write_many([("DEF", None, entries(1, 1), 2.0, 2)])
+    rooms = {code: (state, log) for code, state, _, log in b.rooms()}
+    assert rooms["DEF"][0]["version"] == 2 and len(rooms["DEF"][1]) == 2
+    assert rooms["ABC"][0]["version"] == 1
+    a.close()
+    b.close()
