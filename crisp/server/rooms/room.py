@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -96,6 +97,14 @@ class Snapshot:
     version: int
     log_seq: int
     updated: float
+
+
+def on_the_ms_grid(due: float) -> float:
+    """The first game time in whole ms (the game clock's) at which ``due`` has come: a deadline
+    a float's error past a ms (280.81100000000004) has come at 280.812, not 280.811 (else the
+    room wakes, finds it not due, and wakes again at the same instant: a spin)."""
+    at = math.ceil(due * 1000 - 1e-6) / 1000
+    return at if at >= due else round(at + 0.001, 3)
 
 
 class Room:
@@ -636,7 +645,9 @@ class Room:
         if self.lobby.phase != Phase.PLAYING or self.game_clock.paused_at is not None:
             return None
         due = [t for t in (self.match.next_deadline(), self.bots.next_time()) if t is not None]
-        return self.game_clock.real_time_of(min(due)) if due else None
+        if not due:
+            return None
+        return self.game_clock.real_time_of(on_the_ms_grid(min(due)))
 
     def _plan(self) -> None:
         """After every change: the bots choose, and the timer is set for the next thing due."""

@@ -55,13 +55,15 @@ async def play_on(kit: Kit, hub: Hub, tmp_path: Path) -> None:
     (the host's turns time out, the bots play theirs) and their records verify; the lobby starts
     a game with a bot standing in for the absent member, which finishes too. The bots draw from
     Python's shared ``random``: seeded here, so the games are the same whatever ran before (some
-    draws make a game between a timed-out host and bots last many thousand turns)."""
+    draws make a game between a timed-out host and bots last many thousand turns), and so is
+    each room's own random (its bots' seeds and pace)."""
     random.seed(1)
     rooms: dict[str, Room] = {}
-    for name, old in ROOMS.items():
+    for k, (name, old) in enumerate(ROOMS.items()):
         room = await hub.find(old["code"])
         assert room is not None, name
         assert room.lobby.phase == old["phase"], name
+        room.bots.rng = random.Random(k)  # the seeds of the room's bots, and their pace
         rooms[name] = room
     for name in ("crisp_playing", "crisps_playing"):
         room = rooms[name]
