@@ -340,7 +340,7 @@ def test_three_phones_play_a_round_by_taps(server: Any, phones: Any) -> None:
             row = rows.nth(seat)
             expect(row.locator("th")).to_contain_text(["Ana", "Ben", "Chloé"][seat])
             names = [face(card_name(c)) for c in hands[seat]]
-            expect(row.locator("td.hand .face")).to_have_text(names)
+            expect(row.locator("td.hand span.face")).to_have_text(names)
             assert int(row.locator("td").nth(1).inner_text().split()[0]) == scores[seat]
             assert int(row.locator("td").nth(2).inner_text().strip()) == scores[seat]
     chloe.shot(f"results-{chloe.slug}")

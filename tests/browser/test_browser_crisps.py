@@ -119,11 +119,12 @@ def hand_in_page(phone: Phone) -> str:
 
 def faces_outside(phone: Phone) -> list[str]:
     """Card faces in the page outside the places a seat may see cards: its hand, the trick, the
-    face-up card, the round-end reveal (CS-SEE-*)."""
+    face-up card, the round-end reveal (CS-SEE-*), and a play flying to the trick (a played card
+    is the table's: it flies face up, .fly, on its way to the trick)."""
     return list(
         phone.page.evaluate("""() => [...document.querySelectorAll('[data-card]')]
-      .filter((el) => !el.closest(
-        '[data-test="hand"], [data-test="trick"], [data-test="faceup"], [data-test="reveal"]'))
+      .filter((el) => !el.closest('[data-test="hand"], [data-test="trick"], [data-test="faceup"], '
+        + '[data-test="reveal"], .cs-card.up.fly'))
       .map((el) => el.outerHTML.slice(0, 80))""")
     )
 
