@@ -38,10 +38,13 @@ def _names(loc: Any) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("locale", "title"), [("en-GB", "Round 1, told again"), ("fr-FR", "Manche 1")]
+    # the round the phone saw revealed: the first, or (the player calls crisp at once, and a
+    # busy machine polls late) a later one, whose hands the test then reads
+    ("locale", "title"),
+    [("en-GB", re.compile(r"Round \d+, told again")), ("fr-FR", re.compile(r"Manche \d+"))],
 )
 def test_the_round_is_replayed_face_up_after_the_reveal(
-    server: Any, phones: Any, locale: str, title: str
+    server: Any, phones: Any, locale: str, title: re.Pattern[str]
 ) -> None:
     srv = server(21, clock_speed=4.0)
     ana = phones(srv, "Pixel 7", "ana", locale=locale)
