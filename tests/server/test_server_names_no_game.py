@@ -27,7 +27,7 @@ def test_no_file_of_the_server_names_a_game() -> None:
         f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
         for path in sorted(SERVER.rglob("*.py"))
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
-        if GAME_WORDS.search(line)
+        if GAME_WORDS.search(line.replace("__slots__", ""))  # Python's word, not a card's slot
     ]
     assert found == []
 
