@@ -160,16 +160,7 @@ class Room:
         if self.batch is not None and self.batch.deferring():
             self._run_batched(step, self.batch)
             return
-        before = self._snapshot()
-        txn = Txn()
-        refused: Refused | None = None
-        try:
-            step(txn)
-        except Refused as err:
-            refused = err
-        except BaseException:
-            self._restore(before, txn.touched)
-            raise
+        before, txn, refused = self._apply_step(step)
         if txn:
             try:
                 self._write(txn)
@@ -195,18 +186,23 @@ class Room:
         if refused is not None:
             raise refused
 
-    def _run_batched(self, step: Callable[[Txn], None], batch: GroupCommit) -> None:
-        """validate → apply → queue the write and the sends in the open batch (``batch.py``)."""
+    def _apply_step(self, step: Callable[[Txn], None]) -> tuple[Snapshot, Txn, Refused | None]:
+        """validate → apply, into a new transaction: what a failure puts back, the transaction,
+        and the refusal of a step that changed only part (anything else puts all back)."""
         before = self._snapshot()
         txn = Txn()
-        refused: Refused | None = None
         try:
             step(txn)
         except Refused as err:
-            refused = err
+            return before, txn, err
         except BaseException:
             self._restore(before, txn.touched)
             raise
+        return before, txn, None
+
+    def _run_batched(self, step: Callable[[Txn], None], batch: GroupCommit) -> None:
+        """validate → apply → queue the write and the sends in the open batch (``batch.py``)."""
+        before, txn, refused = self._apply_step(step)
         if txn:
             pending = self._pending
             if pending is None:
