@@ -178,9 +178,17 @@ class Room:
                 log.exception("room %s: a write failed; the change was undone", self.code)
                 self._restore(before, txn.touched)
                 raise Refused("unavailable", UNAVAILABLE) from err
-            self._mark_stale(txn)
-            if self.metrics is not None:
-                self.metrics.applied(self.lobby.game_type)
+            self._stored(txn)
+        self._finish(txn, refused)
+
+    def _stored(self, txn: Txn) -> None:
+        """A change is stored (or queued in the open batch): stale floors moved, counted."""
+        self._mark_stale(txn)
+        if self.metrics is not None:
+            self.metrics.applied(self.lobby.game_type)
+
+    def _finish(self, txn: Txn, refused: Refused | None) -> None:
+        """Send what the change sends, plan the next wakeup, then refuse a partial step."""
         self._send(txn)
         self._plan()
         if refused is not None:
@@ -208,13 +216,8 @@ class Room:
             if pending is None:
                 pending = self._pending = batch.begin(self, before)
             self._enqueue(pending, txn)
-            self._mark_stale(txn)
-            if self.metrics is not None:
-                self.metrics.applied(self.lobby.game_type)
-        self._send(txn)
-        self._plan()
-        if refused is not None:
-            raise refused
+            self._stored(txn)
+        self._finish(txn, refused)
 
     def _enqueue(self, pending: Pending, txn: Txn) -> None:
         """The change's row, merged into the room's part of the batch; numbered at once."""
