@@ -213,39 +213,13 @@ class PgStore:
         return code, epoch, sql, args
 
     def _row(self, db: psycopg.Connection[Any], row: Row) -> tuple[str, int]:
-        code, state, entries, updated, version = row
-        held = self.epochs.get(code)
-        epoch = held or 1
-        args = {
-            "code": code,
-            "updated": updated,
-            "version": version,
-            "node": self.node,
-            "epoch": epoch,
-            "lease": self.lease_s,
-            "state": None if state is None else _dumps(state),
-        }
-        rows = [(code, seq, epoch, _dumps(entry)) for seq, entry in entries]
-        try:
-            self._write(db, held, args, rows)
-        except LeaseLost:
+        """One row's fenced statement alone (its own transaction): (code, epoch) written."""
+        code, epoch, sql, args = self._statement(row)
+        got = db.execute(sql, args, prepare=True).fetchone()
+        if got is None or got[0] != 1:
             self.epochs.pop(code, None)
-            raise
+            raise LeaseLost(code)
         return code, epoch
-
-    def _write(
-        self,
-        db: psycopg.Connection[Any],
-        held: int | None,
-        args: dict[str, Any],
-        rows: list[tuple[str, int, int, str]],
-    ) -> None:
-        touch = args["state"] is None
-        sql = CREATE if held is None else TOUCH if touch else UPDATE
-        args = {**args, "seqs": [r[1] for r in rows], "entries": [r[3] for r in rows]}
-        row = db.execute(sql, args, prepare=True).fetchone()
-        if row is None or row[0] != 1:
-            raise LeaseLost(args["code"])
 
     def rooms(self) -> list[StoredRoom]:
         """Every room of the database (whoever owns it): code, state, last update, log."""
