@@ -151,6 +151,18 @@ export class Stream {
 
 // -- the derivation's pieces ----------------------------------------------------------------------
 
+// A verdict that the record differs from its own derivation, from round `rounds` on.
+export const differs = (message, rounds) => ({ ok: false, message, rounds });
+
+// The first check of every game: the server seed's SHA-256 is the record's commitment. The
+// difference, or null.
+export async function commitmentDiffers(fair, crypto, seed) {
+  const real = hexOf(await crypto.digest(seed));
+  if (real === fair.commitment) return null;
+  return differs(`fairness.commitment differs: SHA-256(server_seed) is ${real}, ` +
+    `the record says ${fair.commitment}`, 0);
+}
+
 // The game key: HMAC-SHA256(key = server seed, msg = UTF-8 of JSON.stringify(client seeds)), as
 // the HMAC function of that key (for the streams).
 export async function gameHmac(crypto, seed, seeds) {

@@ -17,7 +17,8 @@
 // giving the same bytes. Those pieces, shared with Crisps!'s verifier, are ../common/fairness.js.
 
 import {
-  HEX64, bytesOf, enc, gameHmac, hexOf, need, roundLabel, sha256, shuffled, Stream, verify,
+  HEX64, bytesOf, commitmentDiffers, differs, enc, gameHmac, need, roundLabel, sha256, shuffled,
+  Stream, verify,
 } from "../common/fairness.js";
 
 export { sha256 };
@@ -66,15 +67,10 @@ function fairnessOf(record) {
   return { players: players.length, seed, seeds, commitment, rounds };
 }
 
-const differs = (message, rounds) => ({ ok: false, message, rounds });
-
 async function compare(fair, crypto) {
   const seed = bytesOf(fair.seed);
-  const real = hexOf(await crypto.digest(seed));
-  if (real !== fair.commitment) {
-    return differs(`fairness.commitment differs: SHA-256(server_seed) is ${real}, ` +
-      `the record says ${fair.commitment}`, 0);
-  }
+  const wrong = await commitmentDiffers(fair, crypto, seed);
+  if (wrong) return wrong;
   const hmac = await gameHmac(crypto, seed, fair.seeds);
   const { rounds, players: n } = fair;
   let dealer = await new Stream(hmac, enc.encode("dealer")).below(n);

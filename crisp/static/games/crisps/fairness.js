@@ -15,7 +15,8 @@
 
 import { t } from "../../i18n.js";
 import {
-  HEX64, bytesOf, enc, english, gameHmac, hexOf, need, roundLabel, shuffled, Stream, verify,
+  HEX64, bytesOf, commitmentDiffers, differs, enc, english, gameHmac, need, roundLabel, shuffled,
+  Stream, verify,
 } from "../common/fairness.js";
 
 const RANKS = "123456789X";
@@ -132,15 +133,10 @@ function read(data) {
   return { ...fair, decks, firstStarter: data.first_starter };
 }
 
-const differs = (message, rounds) => ({ ok: false, message, rounds });
-
 async function compare(fair, crypto) {
   const seed = bytesOf(fair.seed);
-  const real = hexOf(await crypto.digest(seed));
-  if (real !== fair.commitment) {
-    return differs(`fairness.commitment differs: SHA-256(server_seed) is ${real}, ` +
-      `the record says ${fair.commitment}`, 0);
-  }
+  const wrong = await commitmentDiffers(fair, crypto, seed);
+  if (wrong) return wrong;
   const hmac = await gameHmac(crypto, seed, fair.seeds);
   const starter = await new Stream(hmac, enc.encode("crisps-starter")).below(2);
   if (fair.firstStarter !== starter) {
