@@ -114,6 +114,12 @@ class Phone:
         url = msg.location.get("url", "")
         if msg.type == "error" and url.endswith(OPTIONAL_MODULES) and "404" in msg.text:
             return  # an optional module not there yet: the client imports it guarded
+        if (
+            msg.type == "error"
+            and "/static/icons/" in url
+            and "ERR_INTERNET_DISCONNECTED" in msg.text
+        ):
+            return  # Chromium fetches the manifest's icons when it likes, even while set offline
         if msg.type == "error":
             self.errors.append(f"console.error: {msg.text} ({msg.location.get('url', '')})")
         elif msg.type == "warning" and "/static/" in msg.location.get("url", ""):
