@@ -77,7 +77,9 @@ def open_store(settings: Settings) -> tuple[Storage, Leases | None]:
     from crisp.server.store.postgres import PgStore
 
     node = settings.node_id or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
-    store = PgStore(settings.database_url, node, settings.lease_s)
+    store = PgStore(
+        settings.database_url, node, settings.lease_s, writer_thread=settings.pg_writer_thread
+    )
     return store, store
 
 

@@ -126,6 +126,11 @@ class Settings(BaseSettings):
         description="one store transaction per event-loop turn for every room changed in it "
         "(each room's messages sent after its commit); off: one transaction per change",
     )
+    pg_writer_thread: bool = Field(
+        True,
+        description="PostgreSQL: group commit's transactions are sent by a writer thread on its "
+        "own connection, so the event loop goes on while one is in flight; off: on the loop",
+    )
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = Field(
         "info", description="uvicorn's log level: critical, error, warning, info, debug or trace"
     )

@@ -13,6 +13,13 @@ batch (each back to its state before its first change of the batch) and tells th
 same typed refusal as before: ``unavailable``, or ``moved`` for a room another node claimed
 (``LeaseLost``; the rest of the batch is then written again without it, in a new transaction).
 
+A store that writes off the loop (PostgreSQL's writer thread: ``writes_off_loop`` and
+``write_many_off_loop``) keeps one batch in flight while the loop goes on. Its rooms' records are
+sealed: a room that changes meanwhile opens a record in the next batch, flushed when the one in
+flight has landed (so a room's batches commit in order). If the batch in flight fails, a room's
+record in the next batch is undone with it (merged: the room goes back to its state before the
+first of them, and every sender of either is refused).
+
 Whoever needs the outcome (an HTTP route that creates or joins, the hub for the sender of a
 message) awaits ``Room.settled()``: a future resolved by the flush (a ``Refused`` on failure).
 Without a running event loop (loading at start-up) there is no turn to wait for: the change is
@@ -24,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -38,6 +45,8 @@ log = logging.getLogger("crisp.server")
 
 #: What a pending room sends after its commit: a message for a connection, or an action (a close).
 Queued = tuple[Peer, str] | Callable[[], None]
+#: A store's ``write_many_off_loop`` (PostgreSQL's writer thread).
+WriteOffLoop = Callable[[Sequence[Row]], Awaitable[None]]
 
 
 class Batched(Protocol):
@@ -52,7 +61,7 @@ class Batched(Protocol):
         """Its batch failed: back to ``pending.before``; the refusal for its senders."""
 
 
-@dataclass
+@dataclass(eq=False)
 class Pending:
     """One room's changes in the open batch, merged into one row of the transaction."""
 
@@ -72,9 +81,26 @@ class Pending:
     always: list[Callable[[], None]] = field(default_factory=list)  # done even if it fails
     presence: bool = False  # who is connected changed in the batch (a hello, a socket gone)
     future: asyncio.Future[None] | None = None
+    sealed: bool = False  # its row is being written: a new change of the room opens a new one
+    merged: list[Pending] = field(default_factory=list)  # the next batch's records, undone too
 
     def row(self) -> Row:
         return (self.room.code, self.state, self.entries, self.updated, self.version)
+
+    def merge(self, later: Pending) -> None:
+        """Take in the room's record of the next batch, to undo both as one (``undone``)."""
+        self.merged.append(later)
+        self.touched = self.touched or later.touched
+        self.observed = self.observed or later.observed
+        self.presence = self.presence or later.presence
+        self.hellos += later.hellos
+        self.states += later.states
+        self.always += later.always
+
+    def futures(self) -> list[asyncio.Future[None]]:
+        """Whoever waits for this record (and the ones merged into it)."""
+        waits = [p.future for p in (self, *self.merged)]
+        return [f for f in waits if f is not None and not f.done()]
 
 
 def write_many(store: Storage, rows: Sequence[Row]) -> None:
@@ -96,6 +122,7 @@ class GroupCommit:
         self.metrics: Metrics | None = None
         self.open: list[Pending] = []
         self._scheduled = False
+        self.writing: asyncio.Task[None] | None = None  # the batch in flight, off the loop
         # the loop it runs in, kept (``get_running_loop`` makes a system call on Python 3.11)
         self._loop: asyncio.AbstractEventLoop | None = None
         # counted for ``docs/performance.md`` (transactions per action)
@@ -129,42 +156,106 @@ class GroupCommit:
         return pending
 
     def flush(self) -> None:
-        """Write every pending room in one transaction, then send; or undo them all."""
+        """Write every pending room in one transaction, then send; or undo them all. With a
+        store that writes off the loop, the write is started (unless one is in flight: this
+        batch then waits for it)."""
         self._scheduled = False
+        if self.writing is not None or not self.open:
+            return
         batch, self.open = self.open, []
+        for p in batch:
+            p.sealed = True
+        off_loop = self._off_loop()
+        if off_loop is not None and self.deferring():
+            assert self._loop is not None
+            self.writing = self._loop.create_task(self._write_off_loop(off_loop, batch))
+            return
         while batch:
             start = time.perf_counter()
+            self.transactions += 1
+            err: Exception | None = None
             try:
-                self.transactions += 1
                 write_many(self.store, [p.row() for p in batch])
-            except LeaseLost as err:
-                # The transaction wrote nothing: the lost room is dropped, the rest written again.
-                code = str(err.args[0]) if err.args else None
-                lost = [p for p in batch if p.room.code == code]
-                if not lost:  # not a room of the batch: undo them all
-                    self._fail(batch, err, lost=True)
-                    return
-                self._fail(lost, err, lost=True)
-                batch = [p for p in batch if p.room.code != code]
-                continue
-            except Exception as err:
-                self._fail(batch, err, lost=False)
-                return
-            if self.metrics is not None:
-                self.metrics.wrote(time.perf_counter() - start)
-            self.rooms_written += len(batch)
-            self.changes_written += sum(p.changes for p in batch)
-            for p in batch:
-                p.room.committed(p)
-                if p.future is not None and not p.future.done():
-                    p.future.set_result(None)
-            return
+            except Exception as failed:
+                err = failed
+            batch = self._landed(batch, start, err)
+
+    def _off_loop(self) -> WriteOffLoop | None:
+        """The store's write off the loop, if it has one and it is on."""
+        if not getattr(self.store, "writes_off_loop", False):
+            return None
+        write: WriteOffLoop = self.store.write_many_off_loop  # type: ignore[attr-defined]
+        return write
+
+    async def _write_off_loop(self, write: WriteOffLoop, batch: list[Pending]) -> None:
+        try:
+            while batch:
+                start = time.perf_counter()
+                self.transactions += 1
+                err: Exception | None = None
+                try:
+                    await write([p.row() for p in batch])
+                except Exception as failed:
+                    err = failed
+                batch = self._landed(batch, start, err)
+        finally:
+            self.writing = None
+            if self.open and not self._scheduled:  # what changed meanwhile: the next batch
+                self._scheduled = True
+                assert self._loop is not None
+                self._loop.call_soon(self.flush)
+
+    async def drain(self) -> None:
+        """Until nothing is pending or in flight (before the store closes)."""
+        while self.open or self.writing is not None:
+            if self.writing is None:
+                self.flush()
+            if self.writing is not None:
+                await asyncio.shield(self.writing)
+
+    def _landed(self, batch: list[Pending], start: float, err: Exception | None) -> list[Pending]:
+        """A write of ``batch`` ended (``err`` None: committed). What is to be written again: the
+        batch without a room another node claimed (the transaction wrote nothing); else none."""
+        if err is None:
+            self._committed(batch, time.perf_counter() - start)
+            return []
+        if not isinstance(err, LeaseLost):
+            self._fail(batch, err, lost=False)
+            return []
+        code = str(err.args[0]) if err.args else None
+        lost = [p for p in batch if p.room.code == code]
+        if not lost:  # not a room of the batch: undo them all
+            self._fail(batch, err, lost=True)
+            return []
+        self._fail(lost, err, lost=True)
+        return [p for p in batch if p.room.code != code]
+
+    def _committed(self, batch: list[Pending], seconds: float) -> None:
+        if self.metrics is not None:
+            self.metrics.wrote(seconds)
+        self.rooms_written += len(batch)
+        self.changes_written += sum(p.changes for p in batch)
+        for p in batch:
+            p.room.committed(p)
+            if p.future is not None and not p.future.done():
+                p.future.set_result(None)
 
     def _fail(self, batch: list[Pending], err: BaseException, lost: bool) -> None:
         if not lost and not isinstance(err, StoreUnavailable):  # an outage is logged by the store
             codes = ", ".join(p.room.code for p in batch)
             log.error("a write failed; the changes of rooms %s were undone", codes, exc_info=err)
+        self._merge_later(batch)
         for p in batch:
             refusal = p.room.undone(p, lost, err)
-            if p.future is not None and not p.future.done():
-                p.future.set_exception(refusal)
+            for future in p.futures():
+                future.set_exception(refusal)
+
+    def _merge_later(self, batch: list[Pending]) -> None:
+        """The failed rooms' records in the next batch (changed while this one was in flight)
+        leave it: each is undone with its room's failed record."""
+        failed = {id(p.room): p for p in batch}
+        later = [p for p in self.open if id(p.room) in failed]
+        if later:
+            self.open = [p for p in self.open if id(p.room) not in failed]
+            for p in later:
+                failed[id(p.room)].merge(p)

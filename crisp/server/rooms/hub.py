@@ -106,7 +106,7 @@ class Hub:
             for conn in list(room.conns):
                 conn.close(CloseCode.GOING_AWAY)
         if self.batch is not None:
-            self.batch.flush()  # what the last turn changed, before the store closes
+            await self.batch.drain()  # what the last turn changed, before the store closes
         self.store.close()
 
     # -- ownership (a shared store) -------------------------------------------------------------

@@ -213,7 +213,7 @@ class Room:
         before, txn, refused = self._apply_step(step)
         if txn:
             pending = self._pending
-            if pending is None:
+            if pending is None or pending.sealed:  # sealed: in flight, the next batch's then
                 pending = self._pending = batch.begin(self, before)
             self._enqueue(pending, txn)
             self._stored(txn)
@@ -285,8 +285,9 @@ class Room:
 
     def undone(self, pending: Pending, lost: bool, err: BaseException) -> Exception:
         """The batch failed: the room back to its state before its first change of the batch;
-        nothing it queued is sent. The refusal for its senders."""
-        if self._pending is pending:
+        nothing it queued is sent (nor what the records merged into it queued). The refusal for
+        its senders."""
+        if self._pending is pending or any(self._pending is p for p in pending.merged):
             self._pending = None
         self._restore(pending.before, pending.touched)
         self._stored_lobby = pending.before.lobby

@@ -2,20 +2,24 @@
 sharing one database: the same contract as the SQLite ``Store`` (a change is committed before its
 messages are sent), plus ownership with fencing (``leases.py``).
 
-psycopg 3, used synchronously on the event loop like the SQLite store: a room's pipeline is one
-synchronous step (validate → apply → write → send), so a write is one round trip to the database
-(about 0.3 ms on one machine) during which the loop waits. With group commit
-(``rooms/batch.py``) a loop turn's rooms are one ``write_many``: one statement alone, or, in a
-pipeline, ``BEGIN`` and one fenced statement a room in one round trip, then ``COMMIT``. Lease
-times are the database's clock, so the nodes' clocks need not agree.
+psycopg 3, synchronous. With group commit (``rooms/batch.py``) a loop turn's rooms are one
+``write_many``: one statement alone, or, in a pipeline, ``BEGIN`` and one fenced statement a room
+in one round trip, then ``COMMIT``. That batch's round trips run in a writer thread of its own, on
+its own connection (``write_many_off_loop``, setting ``pg_writer_thread``): while a commit is in
+flight the event loop goes on (other rooms apply their changes, which wait for the next batch;
+timers, probes and HTTP are served). The statements are built, and the epochs kept, on the loop;
+the thread only sends them. Everything else (claims, renewals, reads, a lone write) runs on the
+loop's connection. Lease times are the database's clock, so the nodes' clocks need not agree.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import psycopg
@@ -83,6 +87,10 @@ RETURNING r.code, r.wanted
 """
 
 
+#: A room's fenced statement, built on the loop: (code, epoch, sql, args).
+Statement = tuple[str, int, str, dict[str, Any]]
+
+
 def _dumps(value: Any) -> str:
     return wire_dumps(value)  # the one reusable encoder of the wire and the store
 
@@ -90,12 +98,21 @@ def _dumps(value: Any) -> str:
 class PgStore:
     """Rooms and their logs in PostgreSQL; ``node`` names this process in the lease rows."""
 
-    def __init__(self, url: str, node: str, lease_s: float = 4.0) -> None:
+    def __init__(
+        self, url: str, node: str, lease_s: float = 4.0, *, writer_thread: bool = True
+    ) -> None:
         self.url = url
         self.node = node
         self.lease_s = lease_s
         self.epochs: dict[str, int] = {}  # the rooms owned here, and the epoch each was claimed at
         self.outage = Outage("database")
+        # group commit's batches: sent by one thread (started at its first batch) on its own
+        # connection; None: on the loop, like every other statement
+        self._writer = (
+            ThreadPoolExecutor(1, thread_name_prefix="crisp-pg-writer") if writer_thread else None
+        )
+        self._writer_db: psycopg.Connection[Any] | None = None  # the writer thread's only
+        self.writes_off_loop = writer_thread  # group commit calls write_many_off_loop
         self.db = self._connect()
         try:
             self.schema_found = migrate_postgres(self.db)
@@ -132,8 +149,12 @@ class PgStore:
             self._conn().execute("SELECT 1")
 
     def close(self) -> None:
-        """Close the connection; the leases held run out by themselves (``release`` first for a
-        handover at once)."""
+        """Close the connections (after the batch in flight); the leases held run out by
+        themselves (``release`` first for a handover at once)."""
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+        if self._writer_db is not None:
+            self._writer_db.close()
         self.db.close()
 
     # -- Storage ---------------------------------------------------------------------------------
@@ -150,44 +171,46 @@ class PgStore:
         """Several rooms' writes (each as ``write``, fenced) in one transaction (group commit,
         ``rooms/batch.py``): all or none. ``LeaseLost`` names the first room another node
         claimed (the transaction is rolled back: nothing of any room is written)."""
+        statements = self._prepare(rows)
+        with self._fenced(statements), self._reach():
+            _send(self._conn(), statements)
+
+    async def write_many_off_loop(self, rows: Sequence[Row]) -> None:
+        """``write_many``, its round trips in the writer thread: the loop goes on meanwhile."""
+        if self._writer is None:
+            self.write_many(rows)
+            return
+        statements = self._prepare(rows)
+        loop = asyncio.get_running_loop()
+        with self._fenced(statements), self._reach():
+            await loop.run_in_executor(self._writer, self._send_from_writer, statements)
+
+    def _send_from_writer(self, statements: list[Statement]) -> None:
+        """In the writer thread: its own connection, opened again if it broke."""
+        db = self._writer_db
+        if db is None or db.closed or db.broken:
+            db = self._writer_db = self._connect()
+        _send(db, statements)
+
+    def _prepare(self, rows: Sequence[Row]) -> list[Statement]:
+        """The rows' fenced statements; ``LeaseLost`` at once for a room not owned here (lost,
+        or never claimed) that is not being created."""
         for code, state, _entries, _updated, _version in rows:
             if self.epochs.get(code) is None and state is None:
-                raise LeaseLost(code)  # a room not owned here (lost, or never claimed)
-        done: list[tuple[str, int]] = []
-        lost: str | None = None
-        with self._reach():
-            db = self._conn()
-            if len(rows) == 1:  # one statement, its own transaction: one round trip
-                done.append(self._row(db, rows[0]))
-            else:
-                try:
-                    self._batch(db, rows, done)
-                except LeaseLost as err:
-                    lost = str(err.args[0])
-        if lost is not None:
-            self.epochs.pop(lost, None)
-            raise LeaseLost(lost)
-        for code, epoch in done:
-            self.epochs[code] = epoch
+                raise LeaseLost(code)
+        return [self._statement(row) for row in rows]
 
-    def _batch(
-        self, db: psycopg.Connection[Any], rows: Sequence[Row], done: list[tuple[str, int]]
-    ) -> None:
-        """Every row's statement in one transaction, sent in a pipeline: ``BEGIN`` and the
-        statements in one round trip, their counts checked, then ``COMMIT`` (or ``ROLLBACK``
-        on the first room whose fenced write found it owned elsewhere)."""
-        statements = [self._statement(row) for row in rows]
-        with db.pipeline(), db.transaction():
-            cursors = [
-                (code, epoch, db.execute(sql, args, prepare=True))
-                for code, epoch, sql, args in statements
-            ]
-            for code, epoch, cur in cursors:
-                got = cur.fetchone()
-                if got is None or got[0] != 1:
-                    self.epochs.pop(code, None)
-                    raise LeaseLost(code)
-                done.append((code, epoch))
+    @contextlib.contextmanager
+    def _fenced(self, statements: list[Statement]) -> Iterator[None]:
+        """Around a write, on the loop: written, each room's epoch is kept; a lost room's is
+        dropped."""
+        try:
+            yield
+        except LeaseLost as err:
+            self.epochs.pop(str(err.args[0]), None)
+            raise
+        for code, epoch, _sql, _args in statements:
+            self.epochs[code] = epoch
 
     def _statement(self, row: Row) -> tuple[str, int, str, dict[str, Any]]:
         """A row's fenced statement: (code, epoch, sql, args)."""
@@ -211,15 +234,6 @@ class PgStore:
             "entries": texts,
         }
         return code, epoch, sql, args
-
-    def _row(self, db: psycopg.Connection[Any], row: Row) -> tuple[str, int]:
-        """One row's fenced statement alone (its own transaction): (code, epoch) written."""
-        code, epoch, sql, args = self._statement(row)
-        got = db.execute(sql, args, prepare=True).fetchone()
-        if got is None or got[0] != 1:
-            self.epochs.pop(code, None)
-            raise LeaseLost(code)
-        return code, epoch
 
     def rooms(self) -> list[StoredRoom]:
         """Every room of the database (whoever owns it): code, state, last update, log."""
@@ -338,3 +352,24 @@ class PgStore:
 
     def held(self) -> set[str]:
         return set(self.epochs)
+
+
+def _send(db: psycopg.Connection[Any], statements: list[Statement]) -> None:
+    """The statements in one transaction: one alone is its own (one round trip); several go in
+    a pipeline, ``BEGIN`` and the statements in one round trip, their counts checked, then
+    ``COMMIT``, or ``ROLLBACK`` and ``LeaseLost`` for the first room whose fenced write found it
+    owned elsewhere. Touches nothing but ``db`` (it runs in the writer thread)."""
+    if len(statements) == 1:
+        code, _epoch, sql, args = statements[0]
+        _check(code, db.execute(sql, args, prepare=True))
+        return
+    with db.pipeline(), db.transaction():
+        cursors = [(code, db.execute(sql, args, prepare=True)) for code, _, sql, args in statements]
+        for code, cur in cursors:
+            _check(code, cur)
+
+
+def _check(code: str, cur: psycopg.Cursor[Any]) -> None:
+    got = cur.fetchone()
+    if got is None or got[0] != 1:
+        raise LeaseLost(code)

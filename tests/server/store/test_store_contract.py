@@ -4,6 +4,7 @@ store's leases (crisp/server/store/leases.py): claims, handovers, expiry and fen
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -251,10 +252,21 @@ def test_a_failed_row_of_write_many_writes_no_room(opener: Opener) -> None:
     assert {code: len(log) for code, _, _, log in store.rooms()} == {"ABC": 3, "DEF": 1}
 
 
-def test_write_many_with_a_lost_room_names_it_and_writes_nothing(pg_url: str) -> None:
+def write_many(store: PgStore, rows: list[Any], off_loop: bool) -> None:
+    """``write_many`` on the caller's thread, or ``write_many_off_loop`` (the writer thread)."""
+    if off_loop:
+        asyncio.run(store.write_many_off_loop(rows))
+    else:
+        store.write_many(rows)
+
+
+@pytest.mark.parametrize("off_loop", [False, True], ids=["on-the-loop", "writer-thread"])
+def test_write_many_with_a_lost_room_names_it_and_writes_nothing(
+    pg_url: str, off_loop: bool
+) -> None:
     """PostgreSQL, group commit: a batch holding a room another node claimed since raises
     ``LeaseLost`` naming that room, and writes none of the batch (fenced in the same
-    transaction); the rest written again alone is stored."""
+    transaction); the rest written again alone is stored. The same from the writer thread."""
     a, b = PgStore(pg_url, "a", lease_s=0.3), PgStore(pg_url, "b", lease_s=0.3)
     a.write("ABC", STATE, entries(0, 1), 1.0, 1)
     a.write("DEF", STATE, entries(0, 1), 1.0, 1)
@@ -262,11 +274,12 @@ def test_write_many_with_a_lost_room_names_it_and_writes_nothing(pg_url: str) ->
     assert a.renew().lost == {"ABC"} and a.held() == {"DEF"}
     a.epochs["ABC"] = 1  # as if a had not noticed yet: its write is fenced by the database
     with pytest.raises(LeaseLost) as lost:
-        a.write_many([("DEF", None, entries(1, 1), 2.0, 2), ("ABC", None, entries(1, 1), 2.0, 2)])
+        rows = [("DEF", None, entries(1, 1), 2.0, 2), ("ABC", None, entries(1, 1), 2.0, 2)]
+        write_many(a, rows, off_loop)
     assert lost.value.args == ("ABC",) and "ABC" not in a.held()
     rooms = {code: (state, log) for code, state, _, log in b.rooms()}
     assert rooms["DEF"][0]["version"] == 1 and len(rooms["DEF"][1]) == 1  # nothing of DEF
-    a.write_many([("DEF", None, entries(1, 1), 2.0, 2)])
+    write_many(a, [("DEF", None, entries(1, 1), 2.0, 2)], off_loop)
     rooms = {code: (state, log) for code, state, _, log in b.rooms()}
     assert rooms["DEF"][0]["version"] == 2 and len(rooms["DEF"][1]) == 2
     assert rooms["ABC"][0]["version"] == 1
