@@ -328,8 +328,8 @@ class GameRoom:
         self.stats = stats
         self.pace = pace
         self.players: list[Player] = []
-        self.nsent: dict[tuple[str, int], int] = {}
-        self.pending: dict[tuple[str, int, int], list[float]] = {}  # (do, seat, n) -> [t0, got]
+        # (do, seat) -> that seat's actions of that kind, in order: [t0, got, refused]
+        self.sends: dict[tuple[str, int], list[list[float]]] = {}
         self.round_v = -1
         self.turns = 0
         self.caller: int | None = None
@@ -337,39 +337,45 @@ class GameRoom:
         self.rematched_game = -1
 
     def sent(self, player: Player, do: str) -> None:
-        key = (do, player.seat)
-        n = self.nsent.get(key, 0)
-        self.nsent[key] = n + 1
-        self.pending[(do, player.seat, n)] = [time.perf_counter(), 0.0]
-        player.last = (do, player.seat, n)
+        entry = [time.perf_counter(), 0.0, 0.0]
+        actions = self.sends.setdefault((do, player.seat), [])
+        actions.append(entry)
+        player.last = (do, player.seat, len(actions) - 1)
+        player.outstanding.append((do, entry))
 
     def arrived(self, player: Player, do: str, seat: int) -> None:
+        """The player got the message of seat's next action of kind ``do`` (refused ones bring
+        none: they are skipped); the 8th player to get it times it."""
         key = (do, seat)
-        n = player.seen.get(key, 0)
-        player.seen[key] = n + 1
-        entry = self.pending.get((do, seat, n))
-        if entry is None:
+        actions = self.sends.get(key)
+        if not actions:
             return
+        i = player.seen.get(key, 0)
+        while i < len(actions) and actions[i][2]:
+            i += 1
+        player.seen[key] = i + 1
+        if i >= len(actions):
+            return
+        entry = actions[i]
+        if seat == player.seat:
+            player.answered(entry)
         entry[1] += 1
         if entry[1] == 8:
-            del self.pending[(do, seat, n)]
             stats = self.stats
             if stats.measuring and entry[0] >= stats.start:
                 stats.latencies.append(time.perf_counter() - entry[0])
                 stats.actions += 1
 
     def refused(self, player: Player) -> None:
-        """The player's last action was refused: it will bring no message."""
-        if player.last is None:
-            return
-        do, seat, n = player.last
-        if do == "crisp" and self.caller == seat:
-            self.caller, self.turns = None, 0  # the window closed first: call again 24 turns on
-        entry = self.pending.get(player.last)
-        if entry is not None and entry[1] == 0 and self.nsent.get((do, seat)) == n + 1:
-            del self.pending[player.last]
-            self.nsent[(do, seat)] = n
+        """The player's oldest unanswered action was refused (the server answers a phone's
+        messages in order, behind the commits): it will bring no message."""
         player.last = None
+        if not player.outstanding:
+            return
+        do, entry = player.outstanding.popleft()
+        entry[2] = 1.0
+        if do == "crisp" and self.caller == player.seat:
+            self.caller, self.turns = None, 0  # the window closed first: call again 24 turns on
 
 
 class Player:
@@ -380,6 +386,8 @@ class Player:
         self.token = token
         self.v = 0
         self.seen: dict[tuple[str, int], int] = {}
+        # this player's actions not answered yet, oldest first: (do, its entry in room.sends)
+        self.outstanding: collections.deque[tuple[str, list[float]]] = collections.deque()
         self.last: tuple[str, int, int] | None = None
         self.continued = False
         self.syncing = False
@@ -388,6 +396,13 @@ class Player:
     def send(self, msg: dict[str, Any]) -> None:
         if self.conn is not None:
             self.conn.send_text(json.dumps(msg, separators=(",", ":")).encode())
+
+    def answered(self, entry: list[float]) -> None:
+        """This player's own action (``entry``) came back: it is not waiting for an answer."""
+        for i, (_do, mine) in enumerate(self.outstanding):
+            if mine is entry:
+                del self.outstanding[i]
+                return
 
     def act(self, do: str, **fields: Any) -> None:
         if self.conn is None or self.conn.closed:
@@ -531,7 +546,8 @@ def on_game_message(p: Player, msg: dict[str, Any]) -> None:
         stats.errors[f"{msg.get('code')}:{msg.get('rule') or msg.get('about')}"] += 1
         if msg.get("about") == "act":
             crisp = p.last is not None and p.last[0] == "crisp"
-            room.refused(p)
+            if msg.get("rule") != "R-LOOK-PHASE":  # that is a "ready", which is not timed
+                room.refused(p)
             if not crisp:  # a refused call changes nothing of the turns: no need to resync
                 p.syncing = True
                 p.send({"type": "sync"})

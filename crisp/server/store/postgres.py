@@ -9,7 +9,9 @@ its own connection (``write_many_off_loop``, setting ``pg_writer_thread``): whil
 flight the event loop goes on (other rooms apply their changes, which wait for the next batch;
 timers, probes and HTTP are served). The statements are built, and the epochs kept, on the loop;
 the thread only sends them. Everything else (claims, renewals, reads, a lone write) runs on the
-loop's connection. Lease times are the database's clock, so the nodes' clocks need not agree.
+loop's connection; of those, the ones that change rooms' rows wait for the batch in flight
+(``_rows_locked``), so the node's two connections never deadlock on each other's row locks.
+Lease times are the database's clock, so the nodes' clocks need not agree.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -113,6 +116,11 @@ class PgStore:
         )
         self._writer_db: psycopg.Connection[Any] | None = None  # the writer thread's only
         self.writes_off_loop = writer_thread  # group commit calls write_many_off_loop
+        # Held by every statement that changes rooms' rows, on either connection: two of this
+        # node's transactions never hold row locks at once (a renewal of every held room beside a
+        # batch of some of them would deadlock, and PostgreSQL would end one after a second).
+        # Reads take no row locks and need not wait.
+        self._rows_locked = threading.Lock()
         self.db = self._connect()
         try:
             self.schema_found = migrate_postgres(self.db)
@@ -172,7 +180,7 @@ class PgStore:
         ``rooms/batch.py``): all or none. ``LeaseLost`` names the first room another node
         claimed (the transaction is rolled back: nothing of any room is written)."""
         statements = self._prepare(rows)
-        with self._fenced(statements), self._reach():
+        with self._fenced(statements), self._reach(), self._rows_locked:
             _send(self._conn(), statements)
 
     async def write_many_off_loop(self, rows: Sequence[Row]) -> None:
@@ -187,10 +195,11 @@ class PgStore:
 
     def _send_from_writer(self, statements: list[Statement]) -> None:
         """In the writer thread: its own connection, opened again if it broke."""
-        db = self._writer_db
-        if db is None or db.closed or db.broken:
-            db = self._writer_db = self._connect()
-        _send(db, statements)
+        with self._rows_locked:
+            db = self._writer_db
+            if db is None or db.closed or db.broken:
+                db = self._writer_db = self._connect()
+            _send(db, statements)
 
     def _prepare(self, rows: Sequence[Row]) -> list[Statement]:
         """The rows' fenced statements; ``LeaseLost`` at once for a room not owned here (lost,
@@ -250,7 +259,7 @@ class PgStore:
 
     def delete(self, code: str) -> None:
         """Remove the room and its log (only if it is still owned here)."""
-        with self._reach():
+        with self._reach(), self._rows_locked:
             epoch = self.epochs.pop(code, None)
             db = self._conn()
             with db.transaction():
@@ -269,7 +278,7 @@ class PgStore:
     # -- Leases ----------------------------------------------------------------------------------
 
     def claim(self, code: str) -> StoredRoom | None:
-        with self._reach():
+        with self._reach(), self._rows_locked:
             args = {"code": code, "node": self.node, "lease": self.lease_s}
             db = self._conn()
             busy = False
@@ -294,7 +303,7 @@ class PgStore:
             return code, {**json.loads(state), "version": version}, updated, entries
 
     def renew(self) -> Renewal:
-        with self._reach():
+        with self._reach(), self._rows_locked:
             codes = list(self.epochs)
             if not codes:
                 return Renewal()
@@ -324,7 +333,7 @@ class PgStore:
             return {code for (code,) in rows if code in self.epochs}
 
     def release(self, code: str) -> None:
-        with self._reach():
+        with self._reach(), self._rows_locked:
             epoch = self.epochs.pop(code, None)
             if epoch is None:
                 return
@@ -337,7 +346,7 @@ class PgStore:
     def expire_unheld(self, before: float) -> list[str]:
         """Remove the rooms no node holds (no owner, or its lease ran out) not changed since
         ``before`` (epoch seconds), and their logs: what no node's sweeper sees."""
-        with self._reach():
+        with self._reach(), self._rows_locked:
             db = self._conn()
             with db.transaction():
                 rows = db.execute(
