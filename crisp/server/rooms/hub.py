@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 
 from crisp.server.clock import Clock
 from crisp.server.limits import room_limits
@@ -55,6 +56,8 @@ class Hub:
         self.metrics: Metrics | None = None  # set by the app (GET /metrics)
         # group commit (batch.py): one transaction a loop turn for every room changed in it
         self.batch = GroupCommit(store) if settings.group_commit else None
+        # one generator for every room's bots and probe jitter (no secret: 2.9 KB a room less)
+        self.rng = random.Random()
 
     # -- life ---------------------------------------------------------------------------------
 
@@ -187,7 +190,7 @@ class Hub:
 
     def _room(self, lobby: Lobby) -> Room:
         spec = self.games[lobby.game_type]
-        room = Room(lobby, spec, self.store, self.clock, self.settings, self.batch)
+        room = Room(lobby, spec, self.store, self.clock, self.settings, self.batch, self.rng)
         room.metrics = self.metrics
         if self.batch is not None:
             self.batch.metrics = self.metrics

@@ -94,14 +94,19 @@ class Probes:
     and the allowance of a move sent over a connection."""
 
     def __init__(
-        self, clock: Clock, samples: int, cap_ms: int, settled_every_s: float | None = None
+        self,
+        clock: Clock,
+        samples: int,
+        cap_ms: int,
+        settled_every_s: float | None = None,
+        rng: random.Random | None = None,
     ) -> None:
         self.clock = clock
         self.samples = samples
         self.cap_ms = cap_ms
         self.settled_every_s = settled_every_s  # None: every probe_every_s, settled or not
         self.trips: dict[Peer, RoundTrips] = {}
-        self.rng = random.Random()  # the jitter of settled probes (not a secret)
+        self.rng = rng or random.Random()  # the jitter of settled probes (not a secret)
 
     def due(self, conn: Peer) -> bool:
         """Whether ``conn`` is probed at this tick of the room's ``probe_every_s``: always

@@ -20,6 +20,7 @@ import asyncio
 import functools
 import logging
 import math
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -116,6 +117,7 @@ class Room:
         clock: Clock,
         settings: Settings,
         batch: GroupCommit | None = None,
+        rng: random.Random | None = None,
     ) -> None:
         self.lobby = lobby
         self.spec = spec
@@ -133,7 +135,8 @@ class Room:
         self.continued: set[int] = set()  # seats done with the reveal
         self.between_until = 0.0  # clock time of the next deal at the latest
         self.last_record: dict[str, Any] | None = None  # the last finished game's record
-        self.bots = SeatBots()
+        rng = rng or random.Random()  # bots' seeds, reaction times, probes' jitter: no secret
+        self.bots = SeatBots(rng)
         self.conns: set[Peer] = set()
         self.lock = asyncio.Lock()
         self.timer: Timer | None = None
@@ -144,6 +147,7 @@ class Room:
             settings.rtt_samples,
             settings.window_lag_cap_ms,
             settings.probe_settled_every_s,
+            rng,
         )
         self.probe_timer: Timer | None = None
         # called when a write finds that another node owns the room now (a shared store)

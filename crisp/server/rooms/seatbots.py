@@ -29,10 +29,12 @@ class Pending:
 class SeatBots:
     """The bots of one game, by seat."""
 
-    def __init__(self) -> None:
+    def __init__(self, rng: random.Random | None = None) -> None:
         self.bots: dict[int, SeatBot] = {}
         self.pending: dict[int, Pending] = {}
-        self.rng = random.Random()
+        # the bots' seeds and reaction times (not a secret): the hub's, shared by its rooms
+        # (a generator's state is 2.9 KB)
+        self.rng = rng or random.Random()
 
     def clear(self) -> None:
         self.bots = {}
