@@ -32,6 +32,7 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from crisp.server.http.lightsync import Flag, ReceiveQueue
 from crisp.server.limits.ratelimit import TokenBucket
 from crisp.server.settings import Settings
 
@@ -158,6 +159,9 @@ def guarded_ws(settings: Settings) -> type[WebSocketsSansIOProtocol]:
     class GuardedWebSocket(WebSocketsSansIOProtocol):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
+            # 4 KB a socket less than the asyncio.Queue and Event they replace (lightsync.py)
+            self.queue = ReceiveQueue(self.loop)  # type: ignore[assignment]
+            self.writable = Flag(self.loop, is_set=True)  # type: ignore[assignment]
             self.control = TokenBucket(rate, burst, time.monotonic())
             self.control_refused = 0
 
