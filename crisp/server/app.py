@@ -119,10 +119,14 @@ def create_app(
     limits = Limiters(settings)  # limits: per-IP and total rates (429)
     limits.install(app)
 
-    async def limit_refused(_: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, LimitRefused)
+    def counted(exc: LimitRefused) -> JSONResponse:
+        """A limit's refusal, counted (GET /metrics), then as ``limits.install`` answers it."""
         metrics.limited.labels(exc.code).inc()
         return exc.response()
+
+    async def limit_refused(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, LimitRefused)
+        return counted(exc)
 
     async def store_unavailable(_: Request, exc: Exception) -> JSONResponse:
         """A store outage (finding 9): a typed 503, not a bare 500 and a traceback."""
@@ -281,16 +285,12 @@ def create_app(
             return
         await endpoint(ws, code, hub)
 
-    def ws_refused(exc: LimitRefused) -> Response:
-        metrics.limited.labels(exc.code).inc()
-        return exc.response()
-
     # Outermost last: the client's address behind a trusted proxy (every layer sees it), then the
     # WebSocket lane (/ws/CODE, its code limit's refusal the 429 as the handshake's denial).
     app.add_middleware(GZipMiddleware, minimum_size=600)
     app.add_middleware(BodyLimit, max_bytes=settings.http_body_max_bytes)  # limits: 413
     app.add_middleware(SecurityHeaders)  # limits: CSP and co. on every response
     ws_limit = limits.code_limit_of(exists, limits.ws, seated=seated)
-    app.add_middleware(WebSocketLane, limit=ws_limit, handler=websocket, refusal=ws_refused)
+    app.add_middleware(WebSocketLane, limit=ws_limit, handler=websocket, refusal=counted)
     app.add_middleware(ClientAddress, trusted=settings.forwarded_allow_ips)
     return app

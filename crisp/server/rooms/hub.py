@@ -254,13 +254,9 @@ class Hub:
 
     # -- messages -----------------------------------------------------------------------------
 
-    async def receive(self, room: Room, conn: Peer, text: str, wait: bool = True) -> None:
-        """Handle one text message; refusals answer with an ``error`` and change nothing.
-        ``wait``: return once what it changed is committed; else at once (a WebSocket's reader
-        goes on to its next message: the answers are sent after the commit all the same, and a
-        failed commit's refusal when it fails)."""
+    async def receive(self, room: Room, conn: Peer, text: str) -> None:
+        """Handle one text message; refusals answer with an ``error`` and change nothing."""
         about: str | None = None
-        mark = room.mark()
         try:
             try:
                 msg = parse(
@@ -286,13 +282,9 @@ class Hub:
             log.exception("room %s: internal error on a %s message", room.code, about)
             room.error(conn, Refused("internal", "the server failed on this message"), about)
         # Group commit: the change is stored at the end of the turn; a failure is the sender's
-        # ``unavailable`` as a failed write was (the room is back as it was). A message that
-        # changed nothing and was not answered does not wait for others' commit.
-        commit = room.settled_since(mark)
+        # ``unavailable`` as a failed write was (the room is back as it was).
+        commit = room.settled()
         if commit is None:
-            return
-        if not wait:
-            commit.add_done_callback(lambda done: _refuse_if_failed(room, conn, done, about))
             return
         try:
             await commit
@@ -324,12 +316,3 @@ class Hub:
         async with room.lock:
             room.gone(conn)
         await room.quietly_settled()
-
-
-def _refuse_if_failed(
-    room: Room, conn: Peer, commit: asyncio.Future[None], about: str | None
-) -> None:
-    """A commit not waited for ended: if it failed, its sender is told (as ``receive`` would)."""
-    err = None if commit.cancelled() else commit.exception()
-    if isinstance(err, Refused):
-        room.error(conn, err, about)

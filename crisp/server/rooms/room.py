@@ -247,22 +247,6 @@ class Room:
             pending.future = self.batch.future()
         return pending.future
 
-    def mark(self) -> tuple[Pending | None, int]:
-        """Where this room's pending record stands (for ``settled_since``)."""
-        pending = self._pending
-        return (pending, pending.changes + len(pending.sends)) if pending else (None, 0)
-
-    def settled_since(self, mark: tuple[Pending | None, int]) -> asyncio.Future[None] | None:
-        """The commit to wait for if, since ``mark``, the room changed or queued something to
-        send; None if not (a message that changed nothing and got no answer, such as a probe's
-        ack, need not wait for other changes' commit)."""
-        pending = self._pending
-        if pending is None or (
-            pending is mark[0] and pending.changes + len(pending.sends) == mark[1]
-        ):
-            return None
-        return self.settled()
-
     def _out(self, conn: Peer, text: str) -> None:
         """Send now, or after the commit of the pending changes (nothing goes out before)."""
         if self._pending is None:

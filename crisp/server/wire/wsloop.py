@@ -76,7 +76,7 @@ async def _frames(ws: WebSocket, conn: Connection, room: Room, hub: Hub) -> None
         if text is None:
             room.error(conn, Refused("bad_message", "send JSON in text frames"), None)
             continue
-        await hub.receive(room, conn, text, wait=False)
+        await hub.receive(room, conn, text)
 
 
 def _flooding(conn: Connection, room: Room) -> None:

@@ -8,7 +8,6 @@ flight. In-process: the store double's write waits on a gate the test opens; no 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -143,55 +142,5 @@ def test_closing_the_hub_waits_for_the_batch_in_flight(tmp_path: Path) -> None:
         await closing
         assert not [m for m in await move if m["type"] == "error"]
         assert Store(tmp_path / "crisp.sqlite3").rooms()[0][1]["version"] == v + 1
-
-    asyncio.run(main())
-
-
-def test_a_message_that_changed_nothing_does_not_wait_for_the_batch_in_flight(
-    tmp_path: Path,
-) -> None:
-    """While room A's batch is in flight, Ben's probe ack and ping change nothing and queue no
-    answer behind the commit: they are handled at once (his pong goes out at once). His stale
-    move is refused, and that answer waits behind the commit, so its handling waits too."""
-
-    async def main() -> None:
-        kit, store = make_kit(tmp_path)
-        _room, (ana, ben) = await table(kit, ["Ana", "Ben"])
-        store.gate.clear()
-        move = asyncio.create_task(ana.act("ready"))
-        await turns()
-        mark = len(ben.got)
-        ack = asyncio.create_task(ben.say({"type": "probe_ack", "n": 999}))
-        ping = asyncio.create_task(ben.say({"type": "ping", "n": 7}))
-        stale = asyncio.create_task(ben.say({"type": "act", "v": 1, "do": "ready"}))
-        await turns()
-        assert ack.done() and ping.done() and not stale.done() and not move.done()
-        assert [m["type"] for m in ben.got[mark:]] == ["pong"]
-        store.gate.set()
-        assert [m.get("code") for m in await stale if m["type"] == "error"] == ["stale"]
-        assert not [m for m in await move if m["type"] == "error"]
-
-    asyncio.run(main())
-
-
-def test_a_reader_that_does_not_wait_is_told_when_the_commit_fails(tmp_path: Path) -> None:
-    """The WebSocket's reader hands a message over without waiting for its commit
-    (``receive(wait=False)``): it returns at once, and when that batch fails the sender is told
-    ``unavailable`` all the same, the room as it was."""
-
-    async def main() -> None:
-        kit, store = make_kit(tmp_path)
-        room, (ana, _ben) = await table(kit, ["Ana", "Ben"])
-        before = state_of(room)
-        store.gate.clear()
-        store.fail_next = True
-        mark = len(ana.got)
-        text = json.dumps({"type": "act", "v": room.version, "do": "ready"})
-        await kit.hub.receive(room, ana, text, wait=False)  # returns with the batch in flight
-        assert store.started and ana.got[mark:] == []
-        store.gate.set()
-        await turns()
-        assert [(m["type"], m.get("code")) for m in ana.got[mark:]] == [("error", "unavailable")]
-        assert state_of(room) == before
 
     asyncio.run(main())
