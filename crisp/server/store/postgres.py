@@ -115,7 +115,6 @@ class PgStore:
             ThreadPoolExecutor(1, thread_name_prefix="crisp-pg-writer") if writer_thread else None
         )
         self._writer_db: psycopg.Connection[Any] | None = None  # the writer thread's only
-        self.writes_off_loop = writer_thread  # group commit calls write_many_off_loop
         # Held by every statement that changes rooms' rows, on either connection: two of this
         # node's transactions never hold row locks at once (a renewal of every held room beside a
         # batch of some of them would deadlock, and PostgreSQL would end one after a second).
@@ -183,6 +182,11 @@ class PgStore:
         with self._fenced(statements), self._reach(), self._rows_locked:
             _send(self._conn(), statements)
 
+    @property
+    def writes_off_loop(self) -> bool:
+        """Whether group commit should call ``write_many_off_loop`` (there is a writer thread)."""
+        return self._writer is not None
+
     async def write_many_off_loop(self, rows: Sequence[Row]) -> None:
         """``write_many``, its round trips in the writer thread: the loop goes on meanwhile."""
         if self._writer is None:
@@ -221,7 +225,7 @@ class PgStore:
         for code, epoch, _sql, _args in statements:
             self.epochs[code] = epoch
 
-    def _statement(self, row: Row) -> tuple[str, int, str, dict[str, Any]]:
+    def _statement(self, row: Row) -> Statement:
         """A row's fenced statement: (code, epoch, sql, args)."""
         code, state, entries, updated, version = row
         held = self.epochs.get(code)
