@@ -70,12 +70,20 @@ class Settings(BaseSettings):
     rtt_samples: int = Field(
         8, ge=1, le=64, description="the round trips whose median is a connection's estimate"
     )
+    rtt_settle_samples: int = Field(
+        3,
+        ge=1,
+        le=64,
+        description="round trips measured, the last this many in a row near their median, "
+        "before a connection's estimate is settled and probed every probe_settled_every_s "
+        "(at most rtt_samples)",
+    )
     probe_settled_every_s: float = Field(
         10.0,
         gt=0,
         le=60,
         description="how often (real seconds, give or take a quarter at random) a connection "
-        "whose round trip is settled (rtt_samples measured, the last near their median) is "
+        "whose round trip is settled (rtt_settle_samples in a row near their median) is "
         "probed; probe_every_s again as soon as an answer strays",
     )
     games: list[str] = Field(

@@ -306,6 +306,7 @@ class Pipe:
     def __init__(self, client: Client, headers: dict[str, str]) -> None:
         self.client = client
         self.headers = {"host": "127.0.0.1", **{k.lower(): v for k, v in headers.items()}}
+        self.scope: dict[str, Any] = {"type": "websocket"}  # no direct send: frames one by one
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.accepted = asyncio.Event()
         self.closed = False

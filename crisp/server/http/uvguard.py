@@ -14,6 +14,8 @@ uvicorn's WebSocket answers every ping at once, outside any budget. ``guarded_ws
 pong frames against a per-connection bucket (``ws_control_per_s``, ``ws_control_burst``): a ping
 over it gets no pong, and ``ws_control_flood`` frames over it close the socket with 1008. It also
 parses a read in slices of ``READ_SLICE`` bytes and drops the rest once the socket is closing.
+And it offers the app's writer a direct path for its text frames (``directsend.py``): the frames
+framed by the writer, in one ``transport.write``, instead of one ASGI ``send`` per message.
 
 Each factory makes a new class per server (its state lives there, not in a module global).
 """
@@ -32,6 +34,7 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from crisp.server.http.directsend import EXTENSION
 from crisp.server.http.lightsync import Flag, ReceiveQueue
 from crisp.server.limits.ratelimit import TokenBucket
 from crisp.server.settings import Settings
@@ -198,6 +201,23 @@ def guarded_ws(settings: Settings) -> type[WebSocketsSansIOProtocol]:
                     self.handle_parser_exception()
                     return
             super().send_receive_event_to_app()
+
+        def handle_connect(self, event: Any) -> None:
+            super().handle_connect(event)
+            if not self.close_sent:  # the app's writer may frame and write itself (directsend)
+                self.scope["extensions"][EXTENSION] = {"socket": self}
+
+        def can_write(self) -> bool:
+            return self.writable.is_set()
+
+        async def drained(self) -> None:
+            await self.writable.wait()
+
+        def write_frames(self, data: bytes) -> bool:
+            if self.close_sent or self.disconnected or self.transport.is_closing():
+                return False
+            self.transport.write(data)
+            return True
 
         def handle_ping(self) -> None:
             # The protocol queued one pong per ping received; send those within the budget.

@@ -5,12 +5,13 @@ queueing the probe to reading its answer, on the room's clock, is one round trip
 the median of the last ``rtt_samples``. A seat's allowance is half of it in game milliseconds,
 capped by ``window_lag_cap_ms``; 0 until a round trip is measured.
 
-Cheaper probes (issue 22): a connection whose estimate is settled (``rtt_samples`` round trips
-measured, none straying from the median, ``near``, since) is probed only every
-``probe_settled_every_s``, give or take a quarter at random (so a room's probes do not come in
-step); an answer that strays makes the next ``rtt_samples`` probes come every ``probe_every_s``
-again, so the median is measured afresh as fast as before. A connection that does not answer
-stays unsettled."""
+Cheaper probes (issue 22): a connection whose estimate is settled (``rtt_settle_samples`` round
+trips measured, 3 by default, and the last that many near their median, ``near``) is probed only
+every ``probe_settled_every_s``, give or take a quarter at random (so a room's probes do not come
+in step); an answer that strays makes probes come every ``probe_every_s`` again until that many
+in a row are near the median, so the median is measured afresh as fast as before. The median is
+still of the last ``rtt_samples``: settling early only stops the fast probes sooner (about 6 s
+after a phone's hello instead of 16). A connection that does not answer stays unsettled."""
 
 from __future__ import annotations
 
@@ -25,15 +26,16 @@ from crisp.server.wire.encoder import dumps as encode
 class RoundTrips:
     """One connection's probes in flight and its last round trips (real seconds)."""
 
-    __slots__ = ("fast_left", "keep", "next_due", "next_n", "pending", "samples")
+    __slots__ = ("fast_left", "keep", "next_due", "next_n", "pending", "samples", "settle")
 
-    def __init__(self, samples: int) -> None:
+    def __init__(self, samples: int, settle: int | None = None) -> None:
         self.samples: list[float] = []  # the last ``samples`` (a list: smaller than a deque)
         self.pending: dict[int, float] = {}  # n -> when it was sent, oldest first
         self.keep = samples  # probes in flight kept (older ones are forgotten: lost)
         self.next_n = 1
         self.next_due = 0.0  # once settled: when the next probe is due (the room's clock)
-        self.fast_left = samples  # answers still to come at the fast rate (a stray one: all)
+        self.settle = samples if settle is None else min(settle, samples)
+        self.fast_left = self.settle  # answers still to come at the fast rate (a stray: again)
 
     def sent(self, now: float) -> int:
         """A probe is sent at ``now``: its ``n``."""
@@ -52,7 +54,7 @@ class RoundTrips:
             return None
         rtt = max(0.0, now - sent)
         if self.samples and not near(rtt, statistics.median(self.samples)):
-            self.fast_left = self.keep  # the link changed: measure it afresh, fast
+            self.fast_left = self.settle  # the link changed: measure it afresh, fast
         elif self.fast_left > 0:
             self.fast_left -= 1
         self.samples.append(rtt)
@@ -64,9 +66,9 @@ class RoundTrips:
         return statistics.median(self.samples) if self.samples else None
 
     def settled(self) -> bool:
-        """Every sample measured, and none strayed from the median since the last
-        ``rtt_samples`` (a stray answer makes the next ``rtt_samples`` fast ones due)."""
-        return self.fast_left == 0 and len(self.samples) >= self.keep
+        """``settle`` samples measured, and the last ``settle`` answers near the median (a stray
+        answer makes fast ones due until ``settle`` in a row are near it)."""
+        return self.fast_left == 0 and len(self.samples) >= self.settle
 
 
 #: An answer strays from the median when it is more than twice or less than half of it, and
@@ -100,11 +102,13 @@ class Probes:
         cap_ms: int,
         settled_every_s: float | None = None,
         rng: random.Random | None = None,
+        settle: int | None = None,
     ) -> None:
         self.clock = clock
         self.samples = samples
         self.cap_ms = cap_ms
         self.settled_every_s = settled_every_s  # None: every probe_every_s, settled or not
+        self.settle = settle  # answers near the median that settle it (None: ``samples``)
         self.trips: dict[Peer, RoundTrips] = {}
         self.rng = rng or random.Random()  # the jitter of settled probes (not a secret)
 
@@ -120,7 +124,7 @@ class Probes:
         """Send ``conn`` a probe now."""
         trips = self.trips.get(conn)
         if trips is None:
-            trips = self.trips[conn] = RoundTrips(self.samples)
+            trips = self.trips[conn] = RoundTrips(self.samples, self.settle)
         now = self.clock.now()
         if self.settled_every_s is not None:
             trips.next_due = now + self.settled_every_s * self.rng.uniform(0.75, 1.25)

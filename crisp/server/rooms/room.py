@@ -148,6 +148,7 @@ class Room:
             settings.window_lag_cap_ms,
             settings.probe_settled_every_s,
             rng,
+            settings.rtt_settle_samples,
         )
         self.probe_timer: Timer | None = None
         # called when a write finds that another node owns the room now (a shared store)

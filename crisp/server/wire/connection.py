@@ -1,5 +1,7 @@
 """One WebSocket connection: its own send queue and writer task (a slow phone never stalls its
-room; each time it runs, the writer sends everything queued as one frame, in one write), its
+room; each time it runs, the writer sends everything queued in one write: one frame of them all to
+a phone that asked for arrays, else a frame each, framed by the writer itself where the server
+offers it, ``directsend.py``), its
 identity (member and seat, from the token of its ``hello``), and its rate limit."""
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import time
 
 from starlette.websockets import WebSocket
 
+from crisp.server.http.directsend import EXTENSION, DirectSocket, text_frame, text_frames
 from crisp.server.wire.closecodes import CloseCode
 from crisp.server.wire.frames import frame
 
@@ -115,6 +118,9 @@ class Connection:
 
     async def _write(self) -> None:
         ws = self.ws
+        direct: DirectSocket | None = (
+            ws.scope.get("extensions", {}).get(EXTENSION, {}).get("socket")
+        )
         loop = asyncio.get_running_loop()
         try:
             while True:
@@ -126,21 +132,19 @@ class Connection:
                 # Everything queued is taken at once (what comes meanwhile waits for the next
                 # turn); None, queued by close(), ends it.
                 taken, self.queue = self.queue, []
-                texts: list[str] = []
-                end = False
-                for text in taken:
-                    if text is None:
-                        end = True
-                        break
-                    texts.append(text)
-                if not self.arrays:  # one message per frame
+                end = None in taken
+                texts: list[str] = taken[: taken.index(None)] if end else taken  # type: ignore[assignment]
+                if not texts:
+                    pass
+                elif direct is not None:
+                    if not direct.can_write():
+                        await direct.drained()
+                    self._write_direct(direct, texts)
+                elif self.arrays:
+                    await ws.send_text(frame(texts))
+                else:
                     for text in texts:
                         await ws.send_text(text)
-                elif texts:
-                    # In one frame, one write, to a connection that said hello with frames
-                    # "array" (docs/protocol.md, Frames): the messages of a change are queued
-                    # together, before the writer runs again.
-                    await ws.send_text(frame(texts))
                 if end:
                     break
         except Exception:  # the peer went away; the reader notices too
@@ -148,6 +152,14 @@ class Connection:
             return
         with contextlib.suppress(Exception):
             await ws.close(self.close_code or 1000)
+
+    def _write_direct(self, direct: DirectSocket, texts: list[str]) -> None:
+        """The messages in one write: one frame of them all to a phone that said hello with
+        frames "array" (docs/protocol.md, Frames: a change's messages are queued together, before
+        the writer runs again), else a frame each."""
+        data = text_frame(frame(texts).encode()) if self.arrays else text_frames(texts)
+        if not direct.write_frames(data):
+            raise ConnectionResetError("the socket is closing")
 
     async def stop(self) -> None:
         self.closed = True
