@@ -74,16 +74,16 @@ class Settings(BaseSettings):
         3,
         ge=1,
         le=64,
-        description="round trips measured, the last this many in a row near their median, "
-        "before a connection's estimate is settled and probed every probe_settled_every_s "
-        "(at most rtt_samples)",
+        description="this many round trips in a row near their own median settle a connection "
+        "(then probed every probe_settled_every_s); if they disagree with its estimate, the link "
+        "changed and they replace it (at most rtt_samples)",
     )
     probe_settled_every_s: float = Field(
         10.0,
         gt=0,
         le=60,
         description="how often (real seconds, give or take a quarter at random) a connection "
-        "whose round trip is settled (rtt_settle_samples in a row near their median) is "
+        "whose round trip is settled (rtt_settle_samples in a row near their own median) is "
         "probed; probe_every_s again as soon as an answer strays",
     )
     games: list[str] = Field(

@@ -5,13 +5,15 @@ queueing the probe to reading its answer, on the room's clock, is one round trip
 the median of the last ``rtt_samples``. A seat's allowance is half of it in game milliseconds,
 capped by ``window_lag_cap_ms``; 0 until a round trip is measured.
 
-Cheaper probes (issue 22): a connection whose estimate is settled (``rtt_settle_samples`` round
-trips measured, 3 by default, and the last that many near their median, ``near``) is probed only
+Cheaper probes (issue 22): a connection whose estimate is settled (its last
+``rtt_settle_samples`` round trips, 3 by default, all ``near`` their own median) is probed only
 every ``probe_settled_every_s``, give or take a quarter at random (so a room's probes do not come
-in step); an answer that strays makes probes come every ``probe_every_s`` again until that many
-in a row are near the median, so the median is measured afresh as fast as before. The median is
-still of the last ``rtt_samples``: settling early only stops the fast probes sooner (about 6 s
-after a phone's hello instead of 16). A connection that does not answer stays unsettled."""
+in step); an answer that strays from them makes probes come every ``probe_every_s`` again until
+that many in a row agree. When they agree with each other but not with the estimate, the link has
+changed: the older round trips are forgotten and the estimate is theirs, at once (a slow start,
+when a thousand rooms deal together, does not hold a connection's probes fast for 8 answers). The
+estimate is otherwise the median of the last ``rtt_samples``. A connection that does not answer
+stays unsettled."""
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from crisp.server.wire.encoder import dumps as encode
 class RoundTrips:
     """One connection's probes in flight and its last round trips (real seconds)."""
 
-    __slots__ = ("fast_left", "keep", "next_due", "next_n", "pending", "samples", "settle")
+    __slots__ = ("agree", "keep", "next_due", "next_n", "pending", "samples", "settle")
 
     def __init__(self, samples: int, settle: int | None = None) -> None:
         self.samples: list[float] = []  # the last ``samples`` (a list: smaller than a deque)
@@ -35,7 +37,7 @@ class RoundTrips:
         self.next_n = 1
         self.next_due = 0.0  # once settled: when the next probe is due (the room's clock)
         self.settle = samples if settle is None else min(settle, samples)
-        self.fast_left = self.settle  # answers still to come at the fast rate (a stray: again)
+        self.agree = False  # the last ``settle`` round trips are near their median
 
     def sent(self, now: float) -> int:
         """A probe is sent at ``now``: its ``n``."""
@@ -53,22 +55,24 @@ class RoundTrips:
         if sent is None:
             return None
         rtt = max(0.0, now - sent)
-        if self.samples and not near(rtt, statistics.median(self.samples)):
-            self.fast_left = self.settle  # the link changed: measure it afresh, fast
-        elif self.fast_left > 0:
-            self.fast_left -= 1
-        self.samples.append(rtt)
-        if len(self.samples) > self.keep:
-            del self.samples[0]
+        samples = self.samples
+        samples.append(rtt)
+        if len(samples) > self.keep:
+            del samples[0]
+        recent = samples[-self.settle :]
+        mid = statistics.median(recent)
+        self.agree = len(recent) == self.settle and all(near(x, mid) for x in recent)
+        if self.agree and not near(statistics.median(samples), mid):
+            del samples[: -self.settle]  # the link changed: only its new round trips count
         return rtt
 
     def median(self) -> float | None:
         return statistics.median(self.samples) if self.samples else None
 
     def settled(self) -> bool:
-        """``settle`` samples measured, and the last ``settle`` answers near the median (a stray
-        answer makes fast ones due until ``settle`` in a row are near it)."""
-        return self.fast_left == 0 and len(self.samples) >= self.settle
+        """The last ``settle`` round trips agree (a stray answer makes fast ones due until
+        ``settle`` in a row agree again)."""
+        return self.agree
 
 
 #: An answer strays from the median when it is more than twice or less than half of it, and

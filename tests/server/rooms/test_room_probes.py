@@ -1,8 +1,9 @@
 """Issue 22, "probes that cost less" (crisp/server/rooms/latency.py): a connection whose round
 trip is settled (3 in a row near their median, ``rtt_settle_samples``) is probed every
 ``probe_settled_every_s`` give or take a quarter, not every ``probe_every_s``; an answer that
-strays brings fast probes back until 3 in a row are near the median again, so R-WINDOW-LAG's
-allowance follows a link that changes as before. In-process on a hand-moved clock
+strays brings fast probes back until 3 in a row agree again, and 3 that agree with each other
+but not with the estimate replace it (the link changed), so R-WINDOW-LAG's allowance follows a
+link that changes at least as fast as before. In-process on a hand-moved clock
 (tests/support/roomkit.py)."""
 
 from __future__ import annotations
@@ -56,11 +57,10 @@ def test_settled_round_trips_are_probed_less_often_and_a_stray_answer_speeds_up(
         settled = await answering(kit, ana, 50, 0.1)
         assert 3 <= settled <= 7, settled  # every 7.5-12.5 s, not 25 in 50 s
         assert room.lag_of(ana) == lag  # as fair: the same allowance
-        # the link gets slow: the first stray answer (within 12.5 s) brings probes at 2 s back
-        # until the median of the last 8 has moved to it (4 of them slow) and 3 more agree;
-        # slow probes alone would be at most 4
-        changed = await answering(kit, ana, 32, 0.6)
-        assert changed >= 8, changed
+        # the link gets slow: the first stray answer (within 12.5 s) brings probes at 2 s back;
+        # 3 slow ones in a row are the new estimate (the 8 before are forgotten)
+        changed = await answering(kit, ana, 12.5 + 3 * 2 + 1, 0.6)
+        assert changed >= 4, changed  # the stray, then 3 fast; slow probes alone: at most 2
         assert room.lag_of(ana) == 250  # half of 0.6 s is 300 ms: the cap
 
     asyncio.run(main())
@@ -76,10 +76,10 @@ def test_settled_means_every_sample_and_the_last_near_the_median() -> None:
     rt.answered(rt.sent(20.0), 20.5)  # 0.5 s against a median of 0.1 s: strays
     assert not rt.settled()
     settled_after = []
-    for i in range(8):  # the new round trip: fast until 4 answers in a row are near the median
+    for i in range(5):  # the new round trip: fast until the last 4 answers agree
         rt.answered(rt.sent(30.0 + i), 30.5 + i)
         settled_after.append(rt.settled())
-    assert settled_after == [False] * 4 + [True] * 4, settled_after
+    assert settled_after == [False] * 2 + [True] * 3, settled_after
     assert rt.median() == 0.5
     assert near(0.1, 0.11) and near(0.01, 0.025) and not near(0.1, 0.3) and near(0.3, 0.5)
 
@@ -91,13 +91,28 @@ def test_a_round_trip_settles_after_rtt_settle_samples_and_keeps_its_median_of_r
     for i in range(2):
         rt.answered(rt.sent(float(i)), i + 0.1)
     assert not rt.settled()  # 2 of 3
-    rt.answered(rt.sent(2.0), 2.3)  # 0.3 s against 0.1: strays (and resets the count)
+    rt.answered(rt.sent(2.0), 2.3)  # 0.3 s against 0.1: strays
     assert not rt.settled()
     for i in range(3, 5):
         rt.answered(rt.sent(float(i)), i + 0.1)
-    assert not rt.settled()  # 2 in a row near the median since the stray
+    assert not rt.settled()  # the stray is still among the last 3
     rt.answered(rt.sent(5.0), 5.1)
     assert rt.settled()
-    for i in range(6, 12):  # settled or not, the estimate is the median of the last 8
-        rt.answered(rt.sent(float(i)), i + 0.2)
-    assert len(rt.samples) == 8 and rt.median() == pytest.approx(0.2)
+    for i in range(6, 12):  # the last 8 agree with the estimate: it is their median
+        rt.answered(rt.sent(float(i)), i + 0.15)
+    assert len(rt.samples) == 8 and rt.median() == pytest.approx(0.15)
+
+
+def test_a_slow_start_is_forgotten_once_three_round_trips_agree() -> None:
+    """1,000 rooms dealing at once: the first round trips are slow, then the link is fast; 3 fast
+    ones in a row settle it and are the estimate (not the median of 5 with 2 slow)."""
+    rt = RoundTrips(8, settle=3)
+    settled = []
+    for i, rtt in enumerate([0.4, 0.35, 0.3, 0.004, 0.005]):
+        rt.answered(rt.sent(float(i)), i + rtt)
+        settled.append(rt.settled())
+    assert settled == [False, False, True, False, False]  # slow, but steady; then it strays
+    assert rt.median() == pytest.approx(0.3)
+    rt.answered(rt.sent(5.0), 5.003)
+    assert rt.settled() and rt.samples == pytest.approx([0.004, 0.005, 0.003])
+    assert rt.median() == pytest.approx(0.004)
