@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from crisp.bench.load_gc import read_pauses
 from crisp.bench.load_ws import WsConn, connect
 
 NAMES = ["Ana", "Ben", "Chloe", "Dev", "Eli", "Fay", "Gus", "Hana"]
@@ -683,6 +684,7 @@ async def run_game(
     window = await measure(stats, pid, warmup, seconds)
     peak_kb = mem_kb(pid, "VmHWM")
     end_kb = mem_kb(pid, "VmRSS")
+    collector = await read_pauses(HOST, port)
     for r in opened:
         for p in r.players:
             if p.conn is not None:
@@ -695,6 +697,7 @@ async def run_game(
         "server_rss_end_mb": round(end_kb / 1024, 1),
         "server_peak_rss_mb": round(peak_kb / 1024, 1),
         "kb_per_room": round((open_kb - base_kb) / max(1, rooms), 1),
+        **collector,
     }
     return window, extra
 
@@ -982,7 +985,7 @@ def print_throughput(r: dict[str, Any]) -> None:
         f"            server RSS empty {r['server_rss_empty_mb']} MB, with the rooms "
         f"{r['server_rss_open_mb']} MB ({r['kb_per_room']} KB/room), "
         f"peak {r['server_peak_rss_mb']} MB; setup {r['setup_s']} s, "
-        f"{r['rooms_dealt']} rooms dealt"
+        f"{r['rooms_dealt']} rooms dealt; GC {gc_line(r)}"
     )
     if "baseline_msgs_per_s" in r:
         print(
@@ -1006,5 +1009,11 @@ def print_human(r: dict[str, Any]) -> None:
         f"max {r['max_ms']} ms; server CPU {r['server_cpu_pct']}%, generator CPU "
         f"{r['generator_cpu_pct']}%; server RSS {r['server_rss_open_mb']} MB with the rooms, "
         f"peak {r['server_peak_rss_mb']} MB ({r['kb_per_room']} KB/room); refused "
-        f"{r['errors'] or 0}; {'ok' if r['ok'] else 'over 100 ms'}"
+        f"{r['errors'] or 0}; GC {gc_line(r)}; {'ok' if r['ok'] else 'over 100 ms'}"
     )
+
+
+def gc_line(r: dict[str, Any]) -> str:
+    if r.get("gc_pauses") is None:
+        return f"pauses not read ({r.get('gc_unread', 'no figures')})"
+    return f"{r['gc_pauses']} pauses since the start, {r['gc_pauses_over_20ms']} over 20 ms"

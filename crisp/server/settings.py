@@ -249,6 +249,16 @@ class Settings(BaseSettings):
     ws_control_flood: int = Field(
         100, ge=1, description="ping or pong frames over the budget before the socket is closed"
     )
+    ws_ping_after_s: float = Field(
+        20.0,
+        gt=0,
+        le=3600,
+        description="a WebSocket that has sent nothing for this long (real seconds) is sent a "
+        "ping: one that speaks (a phone in a game answers its probes) is not pinged",
+    )
+    ws_ping_timeout_s: float = Field(
+        20.0, gt=0, le=3600, description="a ping unanswered this long closes its socket (1011)"
+    )
     log_lines_per_min: int = Field(
         20, ge=1, description="log lines one connection may cause a minute (then one summary)"
     )

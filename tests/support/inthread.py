@@ -14,9 +14,11 @@ import uvicorn
 
 
 @contextlib.contextmanager
-def serving(app: Any) -> Iterator[int]:
-    """The app on uvicorn in a thread of this process: its port on 127.0.0.1."""
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+def serving(app: Any, **options: Any) -> Iterator[int]:
+    """The app on uvicorn in a thread of this process: its port on 127.0.0.1 (``options``: more
+    of uvicorn's ``Config``, e.g. ``ws``)."""
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", **options)
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

@@ -15,6 +15,7 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from crisp.games import DEFAULT_GAMES
@@ -203,6 +204,36 @@ def listen(settings: Settings) -> socket.socket:
     return sock
 
 
+def uvicorn_config(settings: Settings, app: Any) -> Any:
+    """uvicorn's ``Config`` for ``app``: our protocols (uvguard), limits and logs."""
+    import uvicorn
+    from uvicorn.config import LOGGING_CONFIG
+
+    from crisp.server.http import uvguard  # the limits uvicorn lacks: docs/limits.md
+    from crisp.server.observe import logs
+
+    json_logs = settings.log_format == "json"
+    return uvicorn.Config(
+        app,
+        log_config=logs.json_config(settings.log_level) if json_logs else LOGGING_CONFIG,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+        access_log=settings.access_log,
+        http=uvguard.guarded_http(settings),  # header deadline, cap on header-pending connections
+        ws=uvguard.guarded_ws(settings),  # ping/pong frames inside a budget
+        ws_max_size=settings.max_message_bytes,
+        ws_per_message_deflate=False,
+        ws_ping_interval=settings.ws_ping_after_s,  # pings only on a quiet socket (uvguard)
+        ws_ping_timeout=settings.ws_ping_timeout_s,
+        proxy_headers=False,  # ClientAddress (limits/clientaddr.py) reads X-Forwarded-For
+        server_header=False,
+        limit_concurrency=uvguard.concurrency_limit(settings),
+        timeout_keep_alive=settings.http_keep_alive_s,
+        backlog=settings.http_backlog,
+    )
+
+
 def serve(settings: Settings) -> int:
     check_games(settings)
     if settings.workers > 1:
@@ -236,31 +267,7 @@ def serve(settings: Settings) -> int:
                 f"cannot open the database {settings.db_path}: {err} "
                 "(is its disk full or read-only?)"
             ) from err
-    from uvicorn.config import LOGGING_CONFIG
-
-    from crisp.server.http import uvguard  # the limits uvicorn lacks: docs/limits.md
-    from crisp.server.observe import logs
-
-    json_logs = settings.log_format == "json"
-    config = uvicorn.Config(
-        app,
-        log_config=logs.json_config(settings.log_level) if json_logs else LOGGING_CONFIG,
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-        access_log=settings.access_log,
-        http=uvguard.guarded_http(settings),  # header deadline, cap on header-pending connections
-        ws=uvguard.guarded_ws(settings),  # ping/pong frames inside a budget
-        ws_max_size=settings.max_message_bytes,
-        ws_per_message_deflate=False,
-        ws_ping_interval=20,
-        ws_ping_timeout=20,
-        proxy_headers=False,  # ClientAddress (limits/clientaddr.py) reads X-Forwarded-For
-        server_header=False,
-        limit_concurrency=uvguard.concurrency_limit(settings),
-        timeout_keep_alive=settings.http_keep_alive_s,
-        backlog=settings.http_backlog,
-    )
+    config = uvicorn_config(settings, app)
     if not settings.access_log_healthz:
         skip_health_checks()
     sock = listen(settings)
@@ -275,7 +282,7 @@ def serve(settings: Settings) -> int:
         for srv in getattr(server, "servers", []):
             for sock in srv.sockets:
                 port = sock.getsockname()[1]
-        if json_logs:  # one JSON line too
+        if settings.log_format == "json":  # one JSON line too
             logging.getLogger("crisp.server").info("%s", banner(settings, port))
         else:
             print(banner(settings, port), flush=True)

@@ -1,8 +1,12 @@
-"""One WebSocket connection: its own send queue and writer task (a slow phone never stalls its
-room; each time it runs, the writer sends everything queued in one write: one frame of them all to
-a phone that asked for arrays, else a frame each, framed by the writer itself where the server
-offers it, ``directsend.py``), its
-identity (member and seat, from the token of its ``hello``), and its rate limit."""
+"""One WebSocket connection: its own send queue (a slow phone never stalls its room), its
+identity (member and seat, from the token of its ``hello``), and its rate limit.
+
+Everything queued in one turn of the event loop goes out in one write, at the end of that turn:
+one frame of them all to a phone that asked for arrays, else a frame each. Where the server
+offers the direct path (``directsend.py``) the connection frames them itself and writes them to
+the transport from a callback, with no task of its own: a task runs only while the transport is
+full (until it drains) and to close. Elsewhere a writer task sends them through the ASGI
+``send``."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Coroutine
 
 from starlette.websockets import WebSocket
 
@@ -48,12 +53,16 @@ class Connection:
         "bucket",
         "close_code",
         "closed",
+        "direct",
         "greeted",
+        "loop",
         "member",
+        "pending",
         "queue",
         "queue_max",
         "refused",
         "seat",
+        "waiting",
         "wakeup",
         "writer",
         "ws",
@@ -61,11 +70,9 @@ class Connection:
 
     def __init__(self, ws: WebSocket, *, queue_max: int, rate: float, burst: int) -> None:
         self.ws = ws
-        # The send queue: a list the writer takes whole, and a future the idle writer waits on
-        # (cheaper per message than an asyncio.Queue, and per socket than a deque's 760 bytes:
-        # the writer sends every queued message before it waits again).
+        # The send queue: a list taken whole (cheaper per message than an asyncio.Queue, and per
+        # socket than a deque's 760 bytes); None, queued by close(), ends it.
         self.queue: list[str | None] = []
-        self.wakeup: asyncio.Future[None] | None = None
         self.queue_max = queue_max
         self.bucket = TokenBucket(rate, burst)
         self.refused = 0  # messages refused by the rate limit in a row
@@ -75,10 +82,20 @@ class Connection:
         self.seat: int | None = None  # the seat in the current game, or None (spectator)
         self.closed = False
         self.close_code: int | None = None
-        self.writer: asyncio.Task[None] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None  # set by start()
+        self.direct: DirectSocket | None = None  # the server's direct path, if it offers one
+        self.pending = False  # direct: a flush is due at the end of this turn
+        self.waiting = False  # direct: the transport is full, a task waits for it to drain
+        self.wakeup: asyncio.Future[None] | None = None  # ASGI: the idle writer task waits on it
+        self.writer: asyncio.Task[None] | None = None  # the ASGI writer, a drain or the close
 
     def start(self) -> None:
-        self.writer = asyncio.get_running_loop().create_task(self._write())
+        self.loop = loop = asyncio.get_running_loop()
+        self.direct = self.ws.scope.get("extensions", {}).get(EXTENSION, {}).get("socket")
+        if self.direct is None:
+            self.writer = loop.create_task(self._write())
+        elif self.queue:
+            self._due()
 
     def send(self, text: str) -> None:
         """Queue one message; never waits. A phone that stops reading is cut off."""
@@ -92,9 +109,18 @@ class Connection:
 
     def _put(self, text: str | None) -> None:
         self.queue.append(text)
+        if self.direct is not None:
+            if not self.pending:
+                self._due()
+            return
         wakeup = self.wakeup
         if wakeup is not None and not wakeup.done():
             wakeup.set_result(None)
+
+    def _due(self) -> None:
+        assert self.loop is not None
+        self.pending = True
+        self.loop.call_soon(self._flush)
 
     def close(self, code: int) -> None:
         """Send what is queued, then close with ``code``."""
@@ -105,9 +131,10 @@ class Connection:
         self._put(None)
 
     def abort(self, code: int) -> None:
-        """Close now, dropping what is queued (the writer may be stuck on a full socket)."""
+        """Close now, dropping what is queued (the transport may be full)."""
         self.closed = True
         self.close_code = code
+        self.queue = []
         if self.writer is not None:
             self.writer.cancel()
         asyncio.get_running_loop().create_task(self._close_now(code))
@@ -116,11 +143,51 @@ class Connection:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.ws.close(code), 5)
 
+    def _flush(self) -> None:
+        """Direct: everything queued in one write (the turn that queued it is over), or a task
+        that waits for a full transport to drain; a close queued by close() starts the close."""
+        self.pending = False
+        direct = self.direct
+        if self.waiting or not self.queue or direct is None:
+            return
+        if not direct.can_write():
+            self.waiting = True
+            self.writer = self._task(self._drain(direct))
+            return
+        taken, self.queue = self.queue, []
+        texts = [text for text in taken if text is not None]
+        try:
+            if texts and not direct.write_frames(self._framed(texts)):
+                raise ConnectionResetError("the socket is closing")
+        except Exception:  # the peer went away; the reader notices too
+            self.closed = True
+            self.queue = []
+            return
+        if len(texts) < len(taken):
+            self.writer = self._task(self._close_ws())
+
+    def _framed(self, texts: list[str]) -> bytes:
+        """The messages as one frame of them all to a phone that said hello with frames "array"
+        (docs/protocol.md, Frames: a change's messages are queued in one turn), else a frame
+        each."""
+        return text_frame(frame(texts).encode()) if self.arrays else text_frames(texts)
+
+    def _task(self, work: Coroutine[None, None, None]) -> asyncio.Task[None]:
+        assert self.loop is not None
+        return self.loop.create_task(work)
+
+    async def _drain(self, direct: DirectSocket) -> None:
+        await direct.drained()
+        self.waiting = False
+        self._flush()
+
+    async def _close_ws(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.ws.close(self.close_code or 1000)
+
     async def _write(self) -> None:
+        """ASGI: each time it runs, everything queued as one frame (arrays) or a frame each."""
         ws = self.ws
-        direct: DirectSocket | None = (
-            ws.scope.get("extensions", {}).get(EXTENSION, {}).get("socket")
-        )
         loop = asyncio.get_running_loop()
         try:
             while True:
@@ -129,40 +196,33 @@ class Connection:
                     await self.wakeup
                     self.wakeup = None
                     continue
-                # Everything queued is taken at once (what comes meanwhile waits for the next
-                # turn); None, queued by close(), ends it.
                 taken, self.queue = self.queue, []
-                end = None in taken
-                texts: list[str] = taken[: taken.index(None)] if end else taken  # type: ignore[assignment]
-                if not texts:
-                    pass
-                elif direct is not None:
-                    if not direct.can_write():
-                        await direct.drained()
-                    self._write_direct(direct, texts)
-                elif self.arrays:
+                texts = [text for text in taken if text is not None]
+                if texts and self.arrays:
                     await ws.send_text(frame(texts))
                 else:
                     for text in texts:
                         await ws.send_text(text)
-                if end:
+                if len(texts) < len(taken):
                     break
         except Exception:  # the peer went away; the reader notices too
             self.closed = True
             return
-        with contextlib.suppress(Exception):
-            await ws.close(self.close_code or 1000)
+        await self._close_ws()
 
-    def _write_direct(self, direct: DirectSocket, texts: list[str]) -> None:
-        """The messages in one write: one frame of them all to a phone that said hello with
-        frames "array" (docs/protocol.md, Frames: a change's messages are queued together, before
-        the writer runs again), else a frame each."""
-        data = text_frame(frame(texts).encode()) if self.arrays else text_frames(texts)
-        if not direct.write_frames(data):
-            raise ConnectionResetError("the socket is closing")
+    async def finish(self) -> None:
+        """At the socket's end: once closed, until what close() queued (the last error and the
+        close frame) is out."""
+        if not self.closed:
+            return
+        if self.pending:
+            self._flush()
+        while (writer := self.writer) is not None and not writer.done():
+            await asyncio.wait([writer])
 
     async def stop(self) -> None:
         self.closed = True
+        self.queue = []
         if self.writer is not None and not self.writer.done():
             self.writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -3,7 +3,6 @@ each frame rate-limited, then handed to the hub. Close codes are ``CloseCode``."
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from urllib.parse import urlsplit
 
@@ -57,9 +56,7 @@ async def endpoint(ws: WebSocket, code: str, hub: Hub) -> None:
     finally:
         deadline.cancel()  # the hello deadline (docs/limits.md)
         await hub.disconnected(room, conn)
-        if conn.closed and conn.writer is not None:
-            with contextlib.suppress(Exception):
-                await conn.writer  # flush the last error and close frame
+        await conn.finish()  # flush the last error and close frame
         await conn.stop()
 
 
