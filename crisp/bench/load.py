@@ -42,7 +42,6 @@ import json
 import os
 import platform
 import random
-import resource
 import signal
 import statistics
 import subprocess
@@ -57,6 +56,7 @@ from typing import Any
 
 from crisp.bench.load_gc import read_pauses
 from crisp.bench.load_ws import WsConn, connect
+from crisp.server.http.uvguard import raise_file_limit
 
 NAMES = ["Ana", "Ben", "Chloe", "Dev", "Eli", "Fay", "Gus", "Hana"]
 CRISP_AFTER = 24  # turns in a round before a player calls crisp in its window
@@ -69,14 +69,6 @@ FRAMES = {} if os.environ.get("CRISP_BENCH_FRAMES") == "one" else {"frames": "ar
 
 
 # -- processes ----------------------------------------------------------------------------------
-
-
-def raise_nofile() -> int:
-    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = hard if hard != resource.RLIM_INFINITY else 1 << 20
-    with contextlib.suppress(ValueError, OSError):
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 def cores() -> tuple[set[int] | None, set[int] | None]:
@@ -877,7 +869,7 @@ def main(
     as_json: bool,
     relays: Sequence[str] = (),
 ) -> int:
-    nofile = raise_nofile()
+    nofile = raise_file_limit()
     server_core, gen_core = cores()
     if gen_core is not None:
         os.sched_setaffinity(0, gen_core)

@@ -228,10 +228,11 @@ class Settings(BaseSettings):
     )
     http_keep_alive_s: int = Field(5, ge=1, description="seconds an idle HTTP connection is kept")
     http_concurrency_max: int = Field(
-        10_000,
+        40_000,
         ge=16,
-        description="connections and tasks at once (uvicorn's limit_concurrency: 503 beyond it); "
-        "lowered to the process's file limit less a margin",
+        description="connections and tasks at once, WebSockets included (uvicorn's "
+        "limit_concurrency: an HTTP request beyond it is answered 503); lowered to the "
+        "process's file limit less a margin",
     )
     http_backlog: int = Field(2048, ge=16, description="the listening socket's backlog")
     gc_thresholds: str = Field(

@@ -58,6 +58,17 @@ def file_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
+def raise_file_limit() -> int:
+    """Lift the process's soft limit on open files to its hard limit (at most 2**20): a socket
+    is a file, and the usual soft limit of 1,024 would cap a server at about 120 rooms of 8.
+    Returns the limit now in force (unchanged if the system refuses)."""
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = hard if hard != resource.RLIM_INFINITY else 1 << 20
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, 1 << 20), hard))
+    return file_limit()
+
+
 def concurrency_limit(settings: Settings, fds: int | None = None) -> int:
     """uvicorn's ``limit_concurrency``: the setting, at most the file limit less a margin."""
     fds = file_limit() if fds is None else fds

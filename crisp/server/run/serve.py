@@ -236,6 +236,9 @@ def uvicorn_config(settings: Settings, app: Any) -> Any:
 
 def serve(settings: Settings) -> int:
     check_games(settings)
+    from crisp.server.http.uvguard import raise_file_limit
+
+    raise_file_limit()  # a socket is a file: the usual 1,024 would hold about 120 rooms
     if settings.workers > 1:
         from crisp.server.run.workers import Workers, WorkersError
 

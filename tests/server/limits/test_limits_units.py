@@ -437,6 +437,28 @@ def test_uvicorn_limits_follow_the_file_limit() -> None:
     assert wire.pending_limit(s, fds=512) == 128
 
 
+def test_the_default_concurrency_holds_2000_rooms_of_8_and_http_beside_them() -> None:
+    # an open WebSocket counts: at 10,000 a server past 1,250 full rooms answered HTTP 503
+    assert wire.concurrency_limit(Settings(), fds=1 << 20) >= 2000 * 8 + 1000
+
+
+def test_the_server_lifts_its_soft_file_limit_to_the_hard_one() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import resource\n"
+        "from crisp.server.http.uvguard import raise_file_limit\n"
+        "_, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))\n"
+        "want = 1 << 20 if hard == resource.RLIM_INFINITY else min(hard, 1 << 20)\n"
+        "print(raise_file_limit(), want)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    got, want = done.stdout.split()
+    assert got == want and int(got) > 256
+
+
 def test_every_limit_setting_is_documented_in_docs_limits() -> None:
 
     doc = (ROOT / "docs" / "limits.md").read_text()
