@@ -4,24 +4,28 @@
 import en from "./i18n/en.js";
 
 export const LANGUAGES = { en: "English", fr: "Français", ja: "日本語" };
-// Each catalogue: its English strings (the fallback, always there) and how to load a language.
-const catalogues = new Map([["shell", { load: (lang) => import(`./i18n/${lang}.js`), langs: new Set(["en"]) }]]);
+// Each catalogue: how to load a language, and its loads by language (a promise each, so that a
+// second caller waits for a load in flight rather than finding the language taken and going on
+// without its strings: a room's first messages told in English on a French phone).
+const catalogue = (load) => ({ load, loads: new Map([["en", Promise.resolve()]]) });
+const catalogues = new Map([["shell", catalogue((lang) => import(`./i18n/${lang}.js`))]]);
 const merged = { en: { ...en } }; // language -> every loaded catalogue's strings
 let current = "en";
 
 async function fill(lang) {
   merged[lang] ??= {};
-  const todo = [...catalogues.values()].filter((c) => !c.langs.has(lang));
-  for (const c of todo) c.langs.add(lang);
-  const found = await Promise.all(todo.map((c) => c.load(lang)));
-  for (const module of found) Object.assign(merged[lang], module.default);
+  const loads = [...catalogues.values()].map((c) => {
+    if (!c.loads.has(lang)) c.loads.set(lang, c.load(lang).then((module) => Object.assign(merged[lang], module.default)));
+    return c.loads.get(lang);
+  });
+  await Promise.all(loads);
 }
 
 // A game's strings: `english` at once, `load(lang)` -> its module for the current language (and
 // any chosen later). Once a name (a second call changes nothing).
 export async function addCatalogue(name, english, load) {
   if (!catalogues.has(name)) {
-    catalogues.set(name, { load, langs: new Set(["en"]) });
+    catalogues.set(name, catalogue(load));
     Object.assign(merged.en, english);
   }
   await fill(current);
