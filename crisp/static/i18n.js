@@ -15,7 +15,9 @@ let current = "en";
 async function fill(lang) {
   merged[lang] ??= {};
   const loads = [...catalogues.values()].map((c) => {
-    if (!c.loads.has(lang)) c.loads.set(lang, c.load(lang).then((module) => Object.assign(merged[lang], module.default)));
+    if (!c.loads.has(lang)) {
+      c.loads.set(lang, c.load(lang).then((module) => Object.assign(merged[lang], module.default)));
+    }
     return c.loads.get(lang);
   });
   await Promise.all(loads);

@@ -63,9 +63,9 @@ def raise_file_limit() -> int:
     is a file, and the usual soft limit of 1,024 would cap a server at about 120 rooms of 8.
     Returns the limit now in force (unchanged if the system refuses)."""
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = hard if hard != resource.RLIM_INFINITY else 1 << 20
+    want = 1 << 20 if hard == resource.RLIM_INFINITY else min(hard, 1 << 20)
     with contextlib.suppress(ValueError, OSError):
-        resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, 1 << 20), hard))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
     return file_limit()
 
 

@@ -15,12 +15,15 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from crisp.games import DEFAULT_GAMES
 from crisp.server.http.accesslog import skip_health_checks
 from crisp.server.settings import DB_FILE, Settings
+
+if TYPE_CHECKING:
+    from uvicorn import Config
 
 ANY_ADDRESS = ("0.0.0.0", "::", "")
 
@@ -204,7 +207,7 @@ def listen(settings: Settings) -> socket.socket:
     return sock
 
 
-def uvicorn_config(settings: Settings, app: Any) -> Any:
+def uvicorn_config(settings: Settings, app: Any) -> Config:
     """uvicorn's ``Config`` for ``app``: our protocols (uvguard), limits and logs."""
     import uvicorn
     from uvicorn.config import LOGGING_CONFIG

@@ -154,8 +154,7 @@ class Connection:
             self.waiting = True
             self.writer = self._task(self._drain(direct))
             return
-        taken, self.queue = self.queue, []
-        texts = [text for text in taken if text is not None]
+        texts, end = self._take()
         try:
             if texts and not direct.write_frames(self._framed(texts)):
                 raise ConnectionResetError("the socket is closing")
@@ -163,8 +162,15 @@ class Connection:
             self.closed = True
             self.queue = []
             return
-        if len(texts) < len(taken):
+        if end:
             self.writer = self._task(self._close_ws())
+
+    def _take(self) -> tuple[list[str], bool]:
+        """Everything queued, taken at once (what comes meanwhile waits for the next write), and
+        whether close() ended it."""
+        taken, self.queue = self.queue, []
+        texts = [text for text in taken if text is not None]
+        return texts, len(texts) < len(taken)
 
     def _framed(self, texts: list[str]) -> bytes:
         """The messages as one frame of them all to a phone that said hello with frames "array"
@@ -196,14 +202,13 @@ class Connection:
                     await self.wakeup
                     self.wakeup = None
                     continue
-                taken, self.queue = self.queue, []
-                texts = [text for text in taken if text is not None]
+                texts, end = self._take()
                 if texts and self.arrays:
                     await ws.send_text(frame(texts))
                 else:
                     for text in texts:
                         await ws.send_text(text)
-                if len(texts) < len(taken):
+                if end:
                     break
         except Exception:  # the peer went away; the reader notices too
             self.closed = True
