@@ -158,6 +158,7 @@ def _bench_load(args: argparse.Namespace) -> int:
         args.human_seconds,
         args.json,
         args.relays,
+        args.human_stagger,
     )
 
 
@@ -536,6 +537,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="human pace: comma-separated room counts, rising",
     )
     bl.add_argument("--human-seconds", type=_above_zero, default=30.0, help="default 30")
+    bl.add_argument(
+        "--human-stagger",
+        type=_at_least(0, float),
+        default=10.0,
+        help="human pace: each host starts its game at a random moment within this many seconds "
+        "(default 10; 0: every room in the same instant)",
+    )
     bl.add_argument(
         "--relays",
         type=_relays,

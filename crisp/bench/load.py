@@ -66,6 +66,11 @@ loads = json.loads
 # hello with frames "array" (docs/protocol.md, Frames); CRISP_BENCH_FRAMES=one: one message per
 # frame (for a server from before frames, which refuses the field)
 FRAMES = {} if os.environ.get("CRISP_BENCH_FRAMES") == "one" else {"frames": "array"}
+# Human pace: each host starts its game at a random moment within this many seconds of every room
+# being open, as the rooms of a real server start at their own times. Started in the same instant,
+# 2,000 rooms played their first turns in lockstep: a burst of about 1.7x the steady rate of
+# actions whose queue lasted into the measured window (docs/performance.md).
+HUMAN_STAGGER_S = 10.0
 
 
 # -- processes ----------------------------------------------------------------------------------
@@ -309,10 +314,15 @@ class Pace:
     speed: float  # the server's clock speed
     human: bool
     go: bool = False  # the hosts start once every room is open (so setup is not slowed by play)
+    stagger_s: float = 0.0  # human pace: each host starts at a random moment within this
     rng: random.Random = field(default_factory=lambda: random.Random(6))
 
     def think(self, low: float, high: float) -> float:
         return self.rng.uniform(low, high) if self.human else 0.0
+
+    def start_delay(self) -> float:
+        """When a host starts its game, from the moment every room is open."""
+        return self.think(0.0, self.stagger_s)
 
 
 class GameRoom:
@@ -648,7 +658,8 @@ async def open_game(port: int, rooms: int, stats: Stats, pace: Pace) -> list[Gam
     pace.go = True
     for room in result:  # every member said hello (its welcome came): the hosts start
         room.started_game = 0
-        room.players[0].send({"type": "start"})
+        host = room.players[0]
+        host.later(pace.start_delay(), lambda host=host: host.send({"type": "start"}))
     return result
 
 
@@ -832,17 +843,22 @@ def run_throughput(
 
 
 def run_human(
-    rooms: int, warmup: float, seconds: float, server_core: set[int] | None
+    rooms: int,
+    warmup: float,
+    seconds: float,
+    server_core: set[int] | None,
+    stagger_s: float = HUMAN_STAGGER_S,
 ) -> dict[str, Any]:
+    pace = Pace(1.0, True, stagger_s=stagger_s)
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(game_argv(tmp, 1.0), server_env(False), server_core)
         try:
             window, extra = asyncio.run(
-                run_game(server.port, server.pid, rooms, Pace(1.0, True), warmup, seconds)
+                run_game(server.port, server.pid, rooms, pace, warmup, seconds)
             )
         finally:
             server.stop()
-    return {"rooms": rooms, **window.to_json(), **extra}
+    return {"rooms": rooms, "stagger_s": stagger_s, **window.to_json(), **extra}
 
 
 def machine() -> str:
@@ -868,6 +884,7 @@ def main(
     human_seconds: float,
     as_json: bool,
     relays: Sequence[str] = (),
+    human_stagger_s: float = HUMAN_STAGGER_S,
 ) -> int:
     nofile = raise_file_limit()
     server_core, gen_core = cores()
@@ -890,7 +907,7 @@ def main(
         runs = []
         capacity = None
         for r in human:
-            run = run_human(r, max(warmup, 5.0), human_seconds, server_core)
+            run = run_human(r, max(warmup, 5.0), human_seconds, server_core, human_stagger_s)
             run["ok"] = run["p99_ms"] < 100
             runs.append(run)
             if not as_json:

@@ -286,6 +286,16 @@ class Settings(BaseSettings):
         description="the generation collected just before each freeze, so that young garbage "
         "is freed rather than frozen: 0 the youngest, 1 both young ones, -1 none",
     )
+    gc_pause_target_ms: float = Field(
+        8.0,
+        ge=0,
+        description="the longest young pass the freezes aim for: a pass over it halves the "
+        "time to the next freeze (down to CRISP_GC_FREEZE_MIN_S), one under a quarter of it "
+        "doubles it (up to CRISP_GC_FREEZE_S); 0: freeze every CRISP_GC_FREEZE_S",
+    )
+    gc_freeze_min_s: float = Field(
+        0.25, gt=0, description="the shortest time between two freezes of the collector"
+    )
     gc_quiet_rooms: int = Field(
         0,
         ge=0,

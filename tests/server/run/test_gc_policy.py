@@ -136,3 +136,44 @@ def test_gc_settings_are_bounded() -> None:
     for bad in ({"gc_freeze_generation": 2}, {"gc_freeze_s": -1}, {"gc_quiet_rooms": -1}):
         with pytest.raises(ValidationError):
             Settings(**bad)  # type: ignore[arg-type]
+
+
+class TimedCollector(FakeCollector):
+    """A collector whose young pass takes ``pause`` seconds of its ``clock``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.clock = 0.0
+        self.pause = 0.0
+
+    def collect(self, generation: int = 2) -> int:
+        self.clock += self.pause
+        return super().collect(generation)
+
+
+def test_gc_policy_freezes_more_often_when_its_pauses_pass_the_target() -> None:
+    """Issue 22 (no pause over 20 ms at 2,000 rooms): a pass over the target halves the time to
+    the next freeze, down to the minimum; passes under a quarter of it double it back up to
+    ``gc_freeze_s``; between the two it stays. With no target the interval never moves."""
+    c = TimedCollector()
+    p = GcPolicy(5.0, 0, 0, lambda: 3, c, target_s=0.008, min_s=0.25, timer=lambda: c.clock)
+    seen = []
+    for pause in (0.030, 0.030, 0.030, 0.030, 0.030, 0.030, 0.005, 0.001, 0.001):
+        c.pause = pause
+        p.tick()
+        seen.append(p.interval)
+    assert seen == [2.5, 1.25, 0.625, 0.3125, 0.25, 0.25, 0.25, 0.5, 1.0]
+    for _ in range(10):
+        p.tick()
+    assert p.interval == 5.0
+    fixed = GcPolicy(5.0, 0, 0, lambda: 3, c, timer=lambda: c.clock)
+    c.pause = 1.0
+    fixed.tick()
+    assert fixed.interval == 5.0
+
+
+def test_gc_policy_reads_its_target_and_minimum_from_the_settings() -> None:
+    settings = Settings(gc_pause_target_ms=12, gc_freeze_min_s=0.5, gc_freeze_s=2)
+    p = GcPolicy.of(settings, lambda: 0)
+    assert (p.target_s, p.min_s, p.interval) == (0.012, 0.5, 2.0)
+    assert GcPolicy.of(Settings(gc_freeze_s=0.1), lambda: 0).min_s == 0.1
