@@ -61,8 +61,8 @@ class GcPolicy:
     target_s: float = 0.0
     min_s: float = 0.25
     timer: Callable[[], float] = time.perf_counter
-    #: Seconds to the next tick.
-    interval: float = 0.0
+    #: Seconds to the next tick (``every_s`` at first).
+    interval: float = field(init=False, default=0.0)
     freezes: int = 0
     full: int = 0
     #: The longest pass the policy itself made, in seconds (its young or quiet collection).
@@ -82,7 +82,7 @@ class GcPolicy:
         )
 
     def __post_init__(self) -> None:
-        self.interval = self.interval or self.every_s
+        self.interval = self.every_s
 
     def tick(self) -> None:
         """One turn of the schedule: a quiet full collection, or a young one and a freeze."""
