@@ -659,8 +659,13 @@ async def open_game(port: int, rooms: int, stats: Stats, pace: Pace) -> list[Gam
     for room in result:  # every member said hello (its welcome came): the hosts start
         room.started_game = 0
         host = room.players[0]
-        host.later(pace.start_delay(), lambda host=host: host.send({"type": "start"}))
+        host.later(pace.start_delay(), starter(host))
     return result
+
+
+def starter(host: Player) -> Callable[[], None]:
+    """What starts this host's game when its turn to start comes."""
+    return lambda: host.send({"type": "start"})
 
 
 async def wait_until(check: Callable[[], bool], timeout: float) -> bool:
