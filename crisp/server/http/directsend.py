@@ -1,4 +1,5 @@
-"""Text frames written straight to a WebSocket's transport (issue 22, "fewer, bigger writes").
+"""Text frames written straight to a WebSocket's transport (issue 22, "fewer, bigger writes"), and
+text messages handed straight to the app.
 
 Through the ASGI ``send`` every message took Starlette's ``send_text``, uvicorn's ``send`` (an
 await on its writable flag, a dict per message), websockets' frame serializer and one
@@ -7,12 +8,19 @@ are the simplest there are (RFC 6455 §5.2: final, text, unmasked, no extension:
 negotiates per-message-deflate), so a socket's writer frames what it has in a few bytes of header
 each and writes them in one call. ``guarded_ws`` (uvguard.py) offers this path to the app as the
 ASGI scope extension ``EXTENSION`` (``{"socket": protocol}``); without it (another server,
-Starlette's test client) the writer uses the ASGI ``send`` as before."""
+Starlette's test client) the writer uses the ASGI ``send`` as before.
+
+The other way, every message a phone sent was queued by uvicorn as an ASGI event (a dict), the
+socket's reads paused, the app's task woken through a future to take it (Starlette's ``receive``,
+the queue's ``get``), and the reads resumed: two system calls and a new suspended await chain a
+message, which the collector then walked while the socket waited for its next one. Through
+``deliver`` the app gives the socket a receiver, called with each text message as it is parsed
+(``wire/inbox.py``)."""
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 EXTENSION = "crisp.direct_send"
@@ -37,6 +45,10 @@ def text_frames(texts: Iterable[str]) -> bytes:
     return b"".join([text_frame(text.encode()) for text in texts])
 
 
+#: The app's handler of one text message, called by the protocol as the message is parsed.
+Receiver = Callable[[str], None]
+
+
 class DirectSocket(Protocol):
     """What the writer needs of the socket's protocol (``guarded_ws``)."""
 
@@ -50,4 +62,11 @@ class DirectSocket(Protocol):
 
     def write_frames(self, data: bytes) -> bool:
         """Write whole frames; False once the socket is closing or gone (nothing written)."""
+        ...
+
+    def deliver(self, receiver: Receiver | None) -> None:
+        """From now on, hand each text message to ``receiver`` as it is parsed (once every
+        message queued as an ASGI event before has been received), not to the ASGI ``receive``;
+        None: queue them again. Binary messages, the disconnect and the close still come as ASGI
+        events."""
         ...

@@ -14,8 +14,10 @@ uvicorn's WebSocket answers every ping at once, outside any budget. ``guarded_ws
 pong frames against a per-connection bucket (``ws_control_per_s``, ``ws_control_burst``): a ping
 over it gets no pong, and ``ws_control_flood`` frames over it close the socket with 1008. It also
 parses a read in slices of ``READ_SLICE`` bytes and drops the rest once the socket is closing.
-And it offers the app's writer a direct path for its text frames (``directsend.py``): the frames
-framed by the writer, in one ``transport.write``, instead of one ASGI ``send`` per message. Its
+And it offers the app a direct path both ways (``directsend.py``): its text frames framed by the
+writer, in one ``transport.write``, instead of one ASGI ``send`` per message; and the text
+messages it receives handed to the app's receiver as they are parsed, instead of queued as ASGI
+events for the app's task to await one by one (with the reads paused until it has). Its
 keepalive pings go only to a socket that has sent nothing for ``ws_ping_after_s``: the traffic
 of a phone in a game (its probes' answers) proves it alive, at no cost (uvicorn pinged every
 socket every 20 s: 400 pings and pongs a second at 1,000 rooms of 8).
@@ -37,7 +39,7 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from crisp.server.http.directsend import EXTENSION
+from crisp.server.http.directsend import EXTENSION, Receiver
 from crisp.server.http.lightsync import Flag, ReceiveQueue
 from crisp.server.limits.ratelimit import TokenBucket
 from crisp.server.settings import Settings
@@ -182,6 +184,7 @@ def guarded_ws(settings: Settings) -> type[WebSocketsSansIOProtocol]:
             self.control = TokenBucket(rate, burst, time.monotonic())
             self.control_refused = 0
             self.heard = self.loop.time()  # when the peer last sent anything (loop time)
+            self.receiver: Receiver | None = None  # the app's direct path for text messages
 
         def _spend(self) -> bool:
             if self.control.take(time.monotonic()):
@@ -207,16 +210,26 @@ def guarded_ws(settings: Settings) -> type[WebSocketsSansIOProtocol]:
         def send_receive_event_to_app(self) -> None:
             # uvicorn logs a traceback for a text message that is not UTF-8 (client input):
             # close with 1007 and one line instead.
-            if self.curr_msg_data_type == "text" and not self.close_sent:
-                try:
-                    b"".join(self.frames).decode()
-                except UnicodeDecodeError:
-                    self.frames = []
-                    log.info("closing a WebSocket that sent a text message not in UTF-8")
-                    self.conn.send_close(1007, "text messages are UTF-8")
-                    self.handle_parser_exception()
-                    return
-            super().send_receive_event_to_app()
+            if self.curr_msg_data_type != "text" or self.close_sent:
+                super().send_receive_event_to_app()
+                return
+            try:
+                text = b"".join(self.frames).decode()
+            except UnicodeDecodeError:
+                self.frames = []
+                log.info("closing a WebSocket that sent a text message not in UTF-8")
+                self.conn.send_close(1007, "text messages are UTF-8")
+                self.handle_parser_exception()
+                return
+            receiver = self.receiver
+            if receiver is None or not self.queue.empty():  # after what is queued, in order
+                super().send_receive_event_to_app()
+                return
+            self.frames = []
+            receiver(text)  # no queue, no wake-up of the app's task, no pause of the reads
+
+        def deliver(self, receiver: Receiver | None) -> None:
+            self.receiver = receiver
 
         def handle_connect(self, event: Any) -> None:
             super().handle_connect(event)

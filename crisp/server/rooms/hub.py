@@ -256,6 +256,34 @@ class Hub:
 
     async def receive(self, room: Room, conn: Peer, text: str) -> None:
         """Handle one text message; refusals answer with an ``error`` and change nothing."""
+        async with room.lock:
+            about = self._handle(room, conn, text)
+        # Group commit: the change is stored at the end of the turn; a failure is the sender's
+        # ``unavailable`` as a failed write was (the room is back as it was).
+        commit = room.settled()
+        if commit is None:
+            return
+        try:
+            await commit
+        except Refused as err:
+            room.error(conn, err, about)
+
+    def receive_now(self, room: Room, conn: Peer, text: str) -> bool:
+        """``receive`` without waiting, for the direct path (``wire/inbox.py``): the message is
+        handled at once if no one holds the room's lock (nothing can come between, as under it),
+        and a failed commit is told to the sender when it lands. False, and nothing done, if the
+        room is held: the caller awaits ``receive`` instead, in order."""
+        if room.lock.locked():
+            return False
+        about = self._handle(room, conn, text)
+        commit = room.settled()
+        if commit is not None:
+            commit.add_done_callback(lambda done: _tell_refused(room, conn, about, done))
+        return True
+
+    def _handle(self, room: Room, conn: Peer, text: str) -> str | None:
+        """Parse, check and apply one message (the room held); a refusal is answered. Returns
+        what the message was about (its type), for the answer to a failed commit."""
         about: str | None = None
         try:
             try:
@@ -271,25 +299,16 @@ class Hub:
             about = msg.type
             if not conn.greeted and not isinstance(msg, P.Hello):
                 raise Refused("unauthorized", "send hello (with your seat token) first")
-            async with room.lock:
-                if isinstance(msg, P.Hello):
-                    self._hello(room, conn, msg)
-                else:
-                    dispatch(room, conn, msg)
+            if isinstance(msg, P.Hello):
+                self._hello(room, conn, msg)
+            else:
+                dispatch(room, conn, msg)
         except Refused as err:
             room.error(conn, err, about)
         except Exception:  # a bug: say so, keep the room and the connection going
             log.exception("room %s: internal error on a %s message", room.code, about)
             room.error(conn, Refused("internal", "the server failed on this message"), about)
-        # Group commit: the change is stored at the end of the turn; a failure is the sender's
-        # ``unavailable`` as a failed write was (the room is back as it was).
-        commit = room.settled()
-        if commit is None:
-            return
-        try:
-            await commit
-        except Refused as err:
-            room.error(conn, err, about)
+        return about
 
     def _hello(self, room: Room, conn: Peer, msg: P.Hello) -> None:
         if conn.greeted:
@@ -316,3 +335,14 @@ class Hub:
         async with room.lock:
             room.gone(conn)
         await room.quietly_settled()
+
+
+def _tell_refused(room: Room, conn: Peer, about: str | None, commit: asyncio.Future[None]) -> None:
+    """A commit that failed is the sender's refusal (``unavailable``, ``moved``), as awaited."""
+    if commit.cancelled():
+        return
+    err = commit.exception()
+    if isinstance(err, Refused):
+        room.error(conn, err, about)
+    elif err is not None:
+        log.error("room %s: a commit failed with %r", room.code, err)

@@ -1,5 +1,6 @@
 """The WebSocket endpoint: origin check → room lookup → a ``Connection`` with its own send queue →
-each frame rate-limited, then handed to the hub. Close codes are ``CloseCode``."""
+each frame rate-limited, then handed to the hub: straight from the protocol where the server
+offers it (``inbox.py``), else as ASGI events. Close codes are ``CloseCode``."""
 
 from __future__ import annotations
 
@@ -16,10 +17,9 @@ from crisp.server.rooms.room import Room
 from crisp.server.settings import Settings
 from crisp.server.wire.closecodes import CloseCode
 from crisp.server.wire.connection import Connection
+from crisp.server.wire.inbox import Inbox, admitted
 
 log = logging.getLogger("crisp.server")
-FLOOD_LIMIT = 200  # frames refused in a row by the rate limit before the connection is closed
-FLOOD_REPORT_EVERY = 20  # after the first refusal, one error for every 20 refused in a row
 
 
 def origin_allowed(ws: WebSocket, settings: Settings) -> bool:
@@ -48,39 +48,35 @@ async def endpoint(ws: WebSocket, code: str, hub: Hub) -> None:
     )
     conn.start()
     room.conns.add(conn)
+    inbox = Inbox(hub, room, conn)
+    if conn.direct is not None:  # the server hands text messages over as they are parsed
+        conn.direct.deliver(inbox)
     deadline = room_limits.start_hello_deadline(lambda: conn.greeted, conn.close, settings)
     try:
         await _frames(ws, conn, room, hub)
     except WebSocketDisconnect:
         pass
     finally:
+        if conn.direct is not None:
+            conn.direct.deliver(None)
         deadline.cancel()  # the hello deadline (docs/limits.md)
+        await inbox.stop()
         await hub.disconnected(room, conn)
         await conn.finish()  # flush the last error and close frame
         await conn.stop()
 
 
 async def _frames(ws: WebSocket, conn: Connection, room: Room, hub: Hub) -> None:
+    """The messages that come as ASGI events: all of them without the direct path; with it,
+    those queued before the inbox was given, binary ones, and the disconnect."""
     while not conn.closed:
         message = await ws.receive()
         if message["type"] == "websocket.disconnect":
             return
-        if not conn.bucket.take():
-            _flooding(conn, room)
+        if not admitted(conn, room):
             continue
-        conn.refused = 0
         text = message.get("text")
         if text is None:
             room.error(conn, Refused("bad_message", "send JSON in text frames"), None)
             continue
         await hub.receive(room, conn, text)
-
-
-def _flooding(conn: Connection, room: Room) -> None:
-    """A frame over the rate: dropped unread. The first of a run, and every 20th, is answered
-    ``rate_limited``; 200 in a row close the connection (1008)."""
-    conn.refused += 1
-    if conn.refused >= FLOOD_LIMIT:
-        conn.close(CloseCode.POLICY)
-    elif conn.refused == 1 or conn.refused % FLOOD_REPORT_EVERY == 0:
-        room.error(conn, Refused("rate_limited", "too many messages: slow down"), None)

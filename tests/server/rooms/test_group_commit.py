@@ -3,7 +3,8 @@ are written in ONE store transaction, and each room's messages go out only after
 commit undoes every room of the batch and each sender is told ``unavailable``; a room another
 node claimed (``LeaseLost``) is dropped with ``moved`` and the rest of the batch is stored.
 In-process (roomkit: a real hub, a hand-moved clock, phones that are lists), with stores that
-count and fail on demand; ``group_commit=False`` is the old path, one transaction a change."""
+count and fail on demand; ``group_commit=False`` is the old path, one transaction a change. Each
+test runs with the messages awaited (the ASGI path) and handed over at once (the direct path)."""
 
 from __future__ import annotations
 
@@ -68,6 +69,13 @@ class Phone(FakePhone):
         if not self.closed:
             self.kit.store.events.append(("send", (self.room.code, json.loads(text)["type"])))  # type: ignore[attr-defined]
         super().send(text)
+
+
+@pytest.fixture(autouse=True, params=["awaited", "direct"])
+def receiving(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test twice: the phones' messages awaited one by one (the ASGI path), and handed
+    over as they are parsed (the direct path, ``Hub.receive_now``): the same contract."""
+    monkeypatch.setattr(Kit, "direct", request.param == "direct")
 
 
 def make_kit(tmp_path: Path, **settings: Any) -> tuple[Kit, CountingStore]:

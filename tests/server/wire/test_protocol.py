@@ -27,8 +27,8 @@ from crisp.engine.crisp.messages import Out
 from crisp.engine.crisp.simulate import Policy, play_random
 from crisp.games.crisp import wire as E
 from crisp.server import app
+from crisp.server.wire import inbox
 from crisp.server.wire import protocol as P
-from crisp.server.wire import wsloop
 from tools import protocol_doc
 
 DOC = ROOT / "docs" / "protocol.md"
@@ -75,8 +75,8 @@ def test_protocol_doc_tool_stands_apart_from_the_app_and_does_not_ship() -> None
         "assert 'crisp.server.app' not in sys.modules and 'fastapi' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
-    assert protocol_doc.FLOOD_LIMIT == wsloop.FLOOD_LIMIT
-    assert protocol_doc.FLOOD_ANSWER_EVERY == wsloop.FLOOD_REPORT_EVERY
+    assert protocol_doc.FLOOD_LIMIT == inbox.FLOOD_LIMIT
+    assert protocol_doc.FLOOD_ANSWER_EVERY == inbox.FLOOD_REPORT_EVERY
     for ours, theirs in (
         (P.JoinRequest, app.JoinRequest),
         (P.Joined, app.Joined),

@@ -1,0 +1,77 @@
+"""A socket's text messages as the protocol parses them (the direct path, ``directsend.py``).
+
+Each message is rate-limited, then handled at once if its room is free (``Hub.receive_now``):
+no ASGI event, no await, no wake-up of the socket's task. While someone holds the room's lock (a
+join awaiting its commit, a timer), the message waits in the inbox, and so does every later one
+of this socket: one task takes them in order, as the ASGI path's loop would, then the inbox is
+direct again. What the connection's messages do is the same on either path; only the cost
+differs (docs/performance.md, "The direct receive path")."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from crisp.server.rooms.hub import Hub
+from crisp.server.rooms.refused import Refused
+from crisp.server.rooms.room import Room
+from crisp.server.wire.closecodes import CloseCode
+from crisp.server.wire.connection import Connection
+
+log = logging.getLogger("crisp.server")
+FLOOD_LIMIT = 200  # frames refused in a row by the rate limit before the connection is closed
+FLOOD_REPORT_EVERY = 20  # after the first refusal, one error for every 20 refused in a row
+
+
+def admitted(conn: Connection, room: Room) -> bool:
+    """Whether a frame is within the connection's rate. One over it is dropped unread: the
+    first of a run, and every 20th, is answered ``rate_limited``; 200 in a row close the
+    connection (1008)."""
+    if conn.bucket.take():
+        conn.refused = 0
+        return True
+    conn.refused += 1
+    if conn.refused >= FLOOD_LIMIT:
+        conn.close(CloseCode.POLICY)
+    elif conn.refused == 1 or conn.refused % FLOOD_REPORT_EVERY == 0:
+        room.error(conn, Refused("rate_limited", "too many messages: slow down"), None)
+    return False
+
+
+class Inbox:
+    """The receiver the endpoint gives its socket (``DirectSocket.deliver``)."""
+
+    __slots__ = ("conn", "hub", "room", "task", "waiting")
+
+    def __init__(self, hub: Hub, room: Room, conn: Connection) -> None:
+        self.hub = hub
+        self.room = room
+        self.conn = conn
+        self.waiting: list[str] = []  # messages that came while the room was held, in order
+        self.task: asyncio.Task[None] | None = None  # the one that handles them
+
+    def __call__(self, text: str) -> None:
+        if self.conn.closed or not admitted(self.conn, self.room):
+            return
+        if self.waiting or not self.hub.receive_now(self.room, self.conn, text):
+            self.waiting.append(text)
+            if self.task is None:
+                self.task = asyncio.get_running_loop().create_task(self._in_order())
+
+    async def _in_order(self) -> None:
+        try:
+            while self.waiting and not self.conn.closed:
+                await self.hub.receive(self.room, self.conn, self.waiting[0])
+                del self.waiting[0]
+        except Exception:  # a bug: the next message of the socket starts again
+            log.exception("room %s: a waiting message failed", self.room.code)
+        finally:
+            self.waiting = []
+            self.task = None
+
+    async def stop(self) -> None:
+        """At the socket's end: until the message being handled is done, the rest dropped."""
+        task = self.task
+        if task is not None and not task.done():
+            self.waiting[1:] = []
+            await asyncio.wait([task])
