@@ -59,8 +59,7 @@ def run_client(port: int, script: list[str | bytes]) -> None:
             assert await ws.recv() == "direct"
             for item in script[2:]:
                 await ws.send(item)
-            await ws.send("last")
-            await asyncio.sleep(0.2)  # real time on a real socket, for the server to read it
+            await ws.send("last")  # then the close: the server reads them in that order
 
     asyncio.run(client())
 
