@@ -20,7 +20,7 @@ message, which the collector then walked while the socket waited for its next on
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Protocol
 
 EXTENSION = "crisp.direct_send"
@@ -47,6 +47,10 @@ def text_frames(texts: Iterable[str]) -> bytes:
 
 #: The app's handler of one text message, called by the protocol as the message is parsed.
 Receiver = Callable[[str], None]
+#: A detached socket's handler of one binary message.
+Binary = Callable[[bytes], None]
+#: What a detached socket runs once, when it ends (the app's ``finally``).
+Ending = Callable[[], Awaitable[None]]
 
 
 class DirectSocket(Protocol):
@@ -69,4 +73,14 @@ class DirectSocket(Protocol):
         message queued as an ASGI event before has been received), not to the ASGI ``receive``;
         None: queue them again. Binary messages, the disconnect and the close still come as ASGI
         events."""
+        ...
+
+    def detach(self, binary: Binary, ending: Ending) -> bool:
+        """Let the app's ASGI call return without closing the socket (a socket lives as long as
+        its phone, and so did every frame of that call: about 3 KB a socket). From now on the
+        receiver given to ``deliver`` takes the text messages, ``binary`` the binary ones, and
+        the disconnect (or the app's own close) starts ``ending`` once, in a task of the
+        server's (a graceful shutdown waits for it); the transport is closed after it, as
+        after an app's call. Events queued before are handed over now, in order. False, and
+        nothing changed, without a receiver or on a socket already closing."""
         ...

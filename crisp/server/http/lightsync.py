@@ -8,6 +8,7 @@ app's ``receive``), any number of waiters on the flag."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -38,11 +39,37 @@ class ReceiveQueue(Generic[T]):
                 self._waiter = None
         return self._items.pop(0)
 
+    def get_nowait(self) -> T:
+        """The oldest item, now (the queue must not be empty)."""
+        return self._items.pop(0)
+
     def empty(self) -> bool:
         return not self._items
 
     def qsize(self) -> int:
         return len(self._items)
+
+
+class Routed(Generic[T]):
+    """In place of the queue once a WebSocket is detached (``uvguard.py``): nothing waits in it,
+    each item is handed to ``route`` as it is put."""
+
+    __slots__ = ("_route",)
+
+    def __init__(self, route: Callable[[T], None]) -> None:
+        self._route = route
+
+    def put_nowait(self, item: T) -> None:
+        self._route(item)
+
+    async def get(self) -> T:
+        raise RuntimeError("a detached WebSocket has no ASGI receive")
+
+    def empty(self) -> bool:
+        return True
+
+    def qsize(self) -> int:
+        return 0
 
 
 class Flag:

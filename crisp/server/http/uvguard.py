@@ -37,10 +37,12 @@ from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.protocol import Protocol as FrameProtocol
 
-from crisp.server.http.directsend import EXTENSION, Receiver
-from crisp.server.http.lightsync import Flag, ReceiveQueue
+from crisp.server.http.directsend import EXTENSION, Binary, Ending, Receiver
+from crisp.server.http.lightsync import Flag, ReceiveQueue, Routed
 from crisp.server.limits.ratelimit import TokenBucket
 from crisp.server.settings import Settings
 
@@ -185,6 +187,8 @@ def guarded_ws(settings: Settings) -> type[WebSocketsSansIOProtocol]:
             self.control_refused = 0
             self.heard = self.loop.time()  # when the peer last sent anything (loop time)
             self.receiver: Receiver | None = None  # the app's direct path for text messages
+            self.detached: tuple[Binary, Ending] | None = None  # the app's call has returned
+            self.ended = False  # detached: the app's ending has been started
 
         def _spend(self) -> bool:
             if self.control.take(time.monotonic()):
@@ -211,6 +215,10 @@ def guarded_ws(settings: Settings) -> type[WebSocketsSansIOProtocol]:
             # uvicorn logs a traceback for a text message that is not UTF-8 (client input):
             # close with 1007 and one line instead.
             if self.curr_msg_data_type != "text" or self.close_sent:
+                if self.detached is not None and not self.close_sent:
+                    data, self.frames = b"".join(self.frames), []
+                    self.detached[0](data)  # no ASGI event: its reads would stay paused
+                    return
                 super().send_receive_event_to_app()
                 return
             try:
@@ -231,10 +239,80 @@ def guarded_ws(settings: Settings) -> type[WebSocketsSansIOProtocol]:
         def deliver(self, receiver: Receiver | None) -> None:
             self.receiver = receiver
 
+        def detach(self, binary: Binary, ending: Ending) -> bool:
+            if self.receiver is None or self.detached is not None or self.close_sent:
+                return False
+            if self.disconnected or self.transport.is_closing():
+                return False
+            self.detached = (binary, ending)
+            queued, self.queue = self.queue, Routed(self._route)  # type: ignore[assignment]
+            while not queued.empty():  # what came before, in order (the app no longer reads)
+                self._route(queued.get_nowait())
+            if self.read_paused:
+                self.read_paused = False
+                self.transport.resume_reading()
+            return True
+
+        def _route(self, event: Any) -> None:
+            """Detached: an event uvicorn would have queued for the app's ``receive``."""
+            if event["type"] == "websocket.disconnect":
+                self._end()
+            elif event["type"] == "websocket.receive" and self.detached is not None:
+                text = event.get("text")
+                if text is None:
+                    self.detached[0](event["bytes"])
+                elif self.receiver is not None:
+                    self.receiver(text)
+
+        def _end(self) -> None:
+            if self.detached is None or self.ended:
+                return
+            self.ended = True
+            task = self.loop.create_task(self._ending(self.detached[1]))
+            task.add_done_callback(self.on_task_complete)
+            self.tasks.add(task)  # a graceful shutdown waits for it, as for an app's call
+
+        async def _ending(self, ending: Ending) -> None:
+            try:
+                await ending()
+            except Exception:
+                log.exception("a detached WebSocket's ending failed")
+            if self.close_timer is None:  # as uvicorn does when an app's call returns
+                self.transport.close()
+
+        async def run_asgi(self) -> None:
+            # uvicorn's, but a detached socket stays open when the app's call returns
+            try:
+                result = await self.app(self.scope, self.receive, self.send)
+            except ClientDisconnected:
+                pass
+            except BaseException:
+                self.logger.exception("Exception in ASGI application\n")
+                self.send_500_response()
+            else:
+                if not self.handshake_complete:
+                    self.logger.error("ASGI callable returned without completing handshake.")
+                    self.send_500_response()
+                elif result is not None:
+                    self.logger.error("ASGI callable should return None, but returned %r.", result)
+            if self.detached is None and self.close_timer is None:
+                self.transport.close()
+
         def handle_connect(self, event: Any) -> None:
             super().handle_connect(event)
             if not self.close_sent:  # the app's writer may frame and write itself (directsend)
                 self.scope["extensions"][EXTENSION] = {"socket": self}
+                self._forget_request()
+
+        def _forget_request(self) -> None:
+            """websockets' parser is a generator that keeps the request it parsed (its headers:
+            about 2 KB) in a local for the socket's life. Once it is parsed and nothing else
+            is buffered, a fresh frame parser is the same state without it."""
+            conn = self.conn
+            if conn.reader.buffer or conn.parser_exc is not None:
+                return
+            conn.parser = FrameProtocol.parse(conn)
+            next(conn.parser)
 
         async def send(self, message: Any) -> None:
             await super().send(message)

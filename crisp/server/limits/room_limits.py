@@ -8,7 +8,7 @@ Refusals and close codes are listed in docs/limits.md.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from crisp.server.rooms.refused import Refused
@@ -104,19 +104,9 @@ class HelloDeadline:
         return not greeted and now >= self.due
 
 
-Sleep = Callable[[float], Awaitable[None]]
-
-
-async def enforce_hello(
-    greeted: Callable[[], bool],
-    close: Callable[[int], object],
-    timeout: float,
-    sleep: Sleep = asyncio.sleep,
-) -> bool:
-    """Run beside a socket's reader (a task, cancelled when the socket ends): after ``timeout``
-    seconds, close a socket that has not said hello with ``CLOSE_HELLO_TIMEOUT``. True if it did.
-    ``sleep`` is injectable (a fake clock in tests)."""
-    await sleep(timeout)
+def close_if_silent(greeted: Callable[[], bool], close: Callable[[int], object]) -> bool:
+    """At a socket's hello deadline: close it with ``CLOSE_HELLO_TIMEOUT`` if it has not said
+    hello. True if it did."""
     if greeted():
         return False
     close(CLOSE_HELLO_TIMEOUT)
@@ -127,8 +117,9 @@ def start_hello_deadline(
     greeted: Callable[[], bool],
     close: Callable[[int], object],
     settings: Settings,
-) -> asyncio.Task[bool]:
-    """The task the WebSocket loop starts after ``accept`` (and cancels in its ``finally``)."""
-    return asyncio.get_running_loop().create_task(
-        enforce_hello(greeted, close, settings.hello_timeout_s)
-    )
+) -> asyncio.TimerHandle:
+    """The timer the WebSocket endpoint starts after ``accept`` (and cancels when the socket
+    ends): ``close_if_silent`` ``hello_timeout_s`` seconds later. A timer, not a task: nothing
+    of it is kept once it has fired (issue 22, memory per socket)."""
+    loop = asyncio.get_running_loop()
+    return loop.call_later(settings.hello_timeout_s, close_if_silent, greeted, close)

@@ -38,6 +38,12 @@ def admitted(conn: Connection, room: Room) -> bool:
     return False
 
 
+def refuse_binary(conn: Connection, room: Room) -> None:
+    """A binary message: counted by the rate limit, answered ``bad_message``."""
+    if admitted(conn, room):
+        room.error(conn, Refused("bad_message", "send JSON in text frames"), None)
+
+
 class Inbox:
     """The receiver the endpoint gives its socket (``DirectSocket.deliver``)."""
 
@@ -57,6 +63,11 @@ class Inbox:
             self.waiting.append(text)
             if self.task is None:
                 self.task = asyncio.get_running_loop().create_task(self._in_order())
+
+    def binary(self, _data: bytes) -> None:
+        """A detached socket's binary message (``DirectSocket.detach``)."""
+        if not self.conn.closed:
+            refuse_binary(self.conn, self.room)
 
     async def _in_order(self) -> None:
         try:

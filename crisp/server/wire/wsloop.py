@@ -1,6 +1,8 @@
 """The WebSocket endpoint: origin check → room lookup → a ``Connection`` with its own send queue →
 each frame rate-limited, then handed to the hub: straight from the protocol where the server
-offers it (``inbox.py``), else as ASGI events. Close codes are ``CloseCode``."""
+offers it (``inbox.py``), else as ASGI events. Where the server offers it, the endpoint's call
+returns at once and the socket lives on without it (``DirectSocket.detach``): its ending runs
+when the socket ends. Close codes are ``CloseCode``."""
 
 from __future__ import annotations
 
@@ -12,23 +14,31 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from crisp.server.limits import room_limits
 from crisp.server.rooms.hub import Hub
 from crisp.server.rooms.members import normalize_code
-from crisp.server.rooms.refused import Refused
 from crisp.server.rooms.room import Room
 from crisp.server.settings import Settings
 from crisp.server.wire.closecodes import CloseCode
 from crisp.server.wire.connection import Connection
-from crisp.server.wire.inbox import Inbox, admitted
+from crisp.server.wire.inbox import Inbox, admitted, refuse_binary
 
 log = logging.getLogger("crisp.server")
+
+
+def header(ws: WebSocket, name: bytes) -> str | None:
+    """The handshake's first header ``name`` (lower case), read from the scope: Starlette's
+    ``ws.headers`` would keep a copy of them all for the socket's life."""
+    for key, value in ws.scope.get("headers", ()):
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
 
 
 def origin_allowed(ws: WebSocket, settings: Settings) -> bool:
     """Browsers send Origin: a page of another site may not play with a visitor's seat token.
     Clients without an Origin (scripts, bots) are allowed; the token still authorizes."""
-    origin = ws.headers.get("origin")
+    origin = header(ws, b"origin")
     if origin is None or origin in settings.allowed_origins:
         return True
-    return urlsplit(origin).netloc.lower() == ws.headers.get("host", "").lower()
+    return urlsplit(origin).netloc.lower() == (header(ws, b"host") or "").lower()
 
 
 async def endpoint(ws: WebSocket, code: str, hub: Hub) -> None:
@@ -52,11 +62,8 @@ async def endpoint(ws: WebSocket, code: str, hub: Hub) -> None:
     if conn.direct is not None:  # the server hands text messages over as they are parsed
         conn.direct.deliver(inbox)
     deadline = room_limits.start_hello_deadline(lambda: conn.greeted, conn.close, settings)
-    try:
-        await _frames(ws, conn, room, hub)
-    except WebSocketDisconnect:
-        pass
-    finally:
+
+    async def ending() -> None:
         if conn.direct is not None:
             conn.direct.deliver(None)
         deadline.cancel()  # the hello deadline (docs/limits.md)
@@ -64,6 +71,18 @@ async def endpoint(ws: WebSocket, code: str, hub: Hub) -> None:
         await hub.disconnected(room, conn)
         await conn.finish()  # flush the last error and close frame
         await conn.stop()
+
+    if conn.direct is not None and conn.direct.detach(inbox.binary, ending):
+        # No suspended call kept for the socket's life, nor the handshake's headers (read only
+        # above): about 3.7 KB a socket (docs/performance.md, "Memory per socket").
+        ws.scope["headers"] = []
+        return
+    try:
+        await _frames(ws, conn, room, hub)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        await ending()
 
 
 async def _frames(ws: WebSocket, conn: Connection, room: Room, hub: Hub) -> None:
@@ -73,10 +92,8 @@ async def _frames(ws: WebSocket, conn: Connection, room: Room, hub: Hub) -> None
         message = await ws.receive()
         if message["type"] == "websocket.disconnect":
             return
-        if not admitted(conn, room):
-            continue
         text = message.get("text")
         if text is None:
-            room.error(conn, Refused("bad_message", "send JSON in text frames"), None)
-            continue
-        await hub.receive(room, conn, text)
+            refuse_binary(conn, room)
+        elif admitted(conn, room):
+            await hub.receive(room, conn, text)

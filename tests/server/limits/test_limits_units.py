@@ -26,7 +26,7 @@ from crisp.server.limits.ratelimit import (
     RateLimited,
     TokenBucket,
 )
-from crisp.server.limits.room_limits import Candidate, HelloDeadline, enforce_hello, next_host
+from crisp.server.limits.room_limits import Candidate, HelloDeadline, close_if_silent, next_host
 from crisp.server.rooms import members
 from crisp.server.settings import Settings
 from crisp.server.wire.safejson import BadJSON, depth, loads_bounded
@@ -172,18 +172,26 @@ def test_hello_deadline_with_a_fake_clock() -> None:
     assert not d.expired(500.0, greeted=True)
 
 
-def test_enforce_hello_closes_a_silent_socket_with_4410_and_spares_a_greeted_one() -> None:
-    slept: list[float] = []
-
-    async def fake_sleep(seconds: float) -> None:
-        slept.append(seconds)
-
+def test_a_silent_socket_is_closed_with_4410_at_its_deadline_and_a_greeted_one_spared() -> None:
     closed: list[int] = []
-    silent = asyncio.run(enforce_hello(lambda: False, closed.append, 10.0, fake_sleep))
-    assert silent and closed == [room_limits.CLOSE_HELLO_TIMEOUT] and slept == [10.0]
+    assert close_if_silent(lambda: False, closed.append)
+    assert closed == [room_limits.CLOSE_HELLO_TIMEOUT]
     closed.clear()
-    greeted = asyncio.run(enforce_hello(lambda: True, closed.append, 10.0, fake_sleep))
-    assert not greeted and closed == []
+    assert not close_if_silent(lambda: True, closed.append)
+    assert closed == []
+
+
+def test_the_hello_deadline_is_a_timer_due_after_the_setting() -> None:
+    async def run() -> tuple[float, float]:
+        settings = Settings(hello_timeout_s=7.5)
+        loop = asyncio.get_running_loop()
+        timer = room_limits.start_hello_deadline(lambda: True, print, settings)
+        due, now = timer.when(), loop.time()
+        timer.cancel()
+        return due, now
+
+    due, now = asyncio.run(run())
+    assert 7.4 <= due - now <= 7.5
 
 
 # -- JSON depth -----------------------------------------------------------------------------------

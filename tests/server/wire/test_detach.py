@@ -1,0 +1,190 @@
+"""A detached WebSocket (crisp/server/http/uvguard.py ``detach``; issue 22, memory per socket):
+the app's ASGI call returns at once and the socket stays open; its text messages reach the
+receiver, its binary ones the binary handler, both in the order sent and after whatever was
+queued before; its end (the peer's close, or the app's own) runs the app's ending once, and the
+transport is closed after it. And the game server's sockets are detached: a room's players keep
+playing with no call of the app suspended for them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.websockets import WebSocket
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from crisp.server.http.directsend import EXTENSION
+from crisp.server.http.uvguard import guarded_ws
+from crisp.server.settings import Settings
+from tests.support.inthread import serving
+
+Event = tuple[str, Any]
+
+
+def detaching_app(events: list[Event], close_on: str | None = None) -> Any:
+    """Accepts, takes one message as an ASGI event, then detaches and returns. Every message
+    and step is recorded in ``events``; a text equal to ``close_on`` makes the app close."""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        ws = WebSocket(scope, receive, send)
+        await ws.accept()
+        await ws.send_text("ready")
+        events.append(("asgi", (await ws.receive()).get("text")))
+        socket = scope["extensions"][EXTENSION]["socket"]
+        loop = asyncio.get_running_loop()
+        answers: set[asyncio.Task[None]] = set()
+
+        def text(message: str) -> None:
+            events.append(("text", message))
+            answer = ws.close(4000) if message == close_on else ws.send_text("echo:" + message)
+            task = loop.create_task(answer)
+            answers.add(task)
+            task.add_done_callback(answers.discard)
+
+        async def ending() -> None:
+            events.append(("ending", None))
+            await asyncio.sleep(0)  # it may await (the room's goodbye, the last frames)
+            events.append(("ended", None))
+
+        socket.deliver(text)
+        assert socket.detach(lambda data: events.append(("binary", data)), ending)
+        assert not socket.detach(lambda data: None, ending)  # once
+        events.append(("returned", None))
+
+    return app
+
+
+def test_the_call_returns_and_the_socket_plays_on_until_the_peer_closes(tmp_path: Path) -> None:
+    events: list[Event] = []
+
+    async def client(port: int) -> list[str]:
+        heard = []
+        async with connect(f"ws://127.0.0.1:{port}/") as ws:
+            assert await ws.recv() == "ready"
+            await ws.send("first")  # an ASGI event: the app reads it before it detaches
+            for item in ("one", b"\x01bin", "クリスプ 🃏"):
+                await ws.send(item)
+            heard.append(str(await asyncio.wait_for(ws.recv(), 5)))
+            heard.append(str(await asyncio.wait_for(ws.recv(), 5)))
+            assert ("returned", None) in events  # the app's call is over, the socket is not
+            await ws.send("two")
+            heard.append(str(await asyncio.wait_for(ws.recv(), 5)))
+        return heard
+
+    with serving(detaching_app(events), ws=guarded_ws(Settings(data_dir=tmp_path))) as port:
+        heard = asyncio.run(client(port))
+        for _ in range(100):  # the ending runs in the server's thread once the close is read
+            if ("ended", None) in events:
+                break
+            asyncio.run(asyncio.sleep(0.01))
+    assert heard == ["echo:one", "echo:クリスプ 🃏", "echo:two"]
+    messages = [e for e in events if e[0] in ("asgi", "text", "binary")]
+    assert messages == [
+        ("asgi", "first"),
+        ("text", "one"),
+        ("binary", b"\x01bin"),
+        ("text", "クリスプ 🃏"),
+        ("text", "two"),
+    ]
+    assert events.count(("ending", None)) == 1 and events[-1] == ("ended", None)
+
+
+def test_the_apps_own_close_ends_a_detached_socket_with_its_code(tmp_path: Path) -> None:
+    events: list[Event] = []
+    codes: list[int | None] = []
+
+    async def client(port: int) -> None:
+        async with connect(f"ws://127.0.0.1:{port}/") as ws:
+            assert await ws.recv() == "ready"
+            await ws.send("first")
+            await ws.send("bye")
+            with pytest.raises(ConnectionClosed):
+                while True:
+                    await asyncio.wait_for(ws.recv(), 5)
+        codes.append(ws.close_code)
+
+    app = detaching_app(events, close_on="bye")
+    with serving(app, ws=guarded_ws(Settings(data_dir=tmp_path))) as port:
+        asyncio.run(client(port))
+    assert codes == [4000]
+    assert events.count(("ending", None)) == 1
+
+
+def test_a_detached_socket_keeps_a_text_not_in_utf8_closing_with_1007(tmp_path: Path) -> None:
+    events: list[Event] = []
+    codes: list[int | None] = []
+
+    async def client(port: int) -> None:
+        async with connect(f"ws://127.0.0.1:{port}/") as ws:
+            assert await ws.recv() == "ready"
+            await ws.send("first")
+            ws.protocol.send_text(b"\xff\xfe")
+            ws.send_data()
+            with pytest.raises(ConnectionClosed):
+                while True:
+                    await asyncio.wait_for(ws.recv(), 5)
+        codes.append(ws.close_code)
+
+    with serving(detaching_app(events), ws=guarded_ws(Settings(data_dir=tmp_path))) as port:
+        asyncio.run(client(port))
+    assert codes == [1007]
+    assert events.count(("ending", None)) == 1
+
+
+def test_the_game_servers_sockets_are_detached(tmp_path: Path) -> None:
+    """Through the whole app on a guarded uvicorn: a player's socket is served with no ASGI call
+    of the app left running, and it plays (hello, ping); nor does it keep the handshake's
+    request (websockets' parser kept it in a local) or headers."""
+    from crisp.server.app import create_app
+
+    settings = Settings(data_dir=tmp_path)
+    app = create_app(settings)
+    running: list[int] = []
+
+    async def client(port: int) -> list[str]:
+        import urllib.request
+
+        def post() -> dict[str, Any]:
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/rooms",
+                data=json.dumps({"name": "Ana"}).encode(),
+                headers={"content-type": "application/json"},
+            )
+            with urllib.request.urlopen(request, timeout=5) as answer:
+                return dict(json.loads(answer.read()))
+
+        room = await asyncio.to_thread(post)
+        async with connect(f"ws://127.0.0.1:{port}/ws/{room['code']}") as ws:
+            await ws.send(json.dumps({"type": "hello", "token": room["token"]}))
+            await ws.send(json.dumps({"type": "ping", "n": 7}))
+            kinds = []
+            while "pong" not in kinds:
+                kinds.append(json.loads(await asyncio.wait_for(ws.recv(), 5))["type"])
+            running.append(len(server_tasks()))
+            protocol = protocols[0]
+            kept.append("request" in protocol.conn.parser.gi_frame.f_locals)
+            kept.append(bool(protocol.scope["headers"]))
+            return kinds
+
+    tasks_of: list[Any] = []
+    protocols: list[Any] = []
+    kept: list[bool] = []
+
+    def server_tasks() -> list[Any]:
+        return [t for t in tasks_of[0] if not t.done()] if tasks_of else []
+
+    class Spy(guarded_ws(settings)):  # type: ignore[misc, valid-type]
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            tasks_of[:] = [self.tasks]
+            protocols[:] = [self]
+
+    with serving(app, ws=Spy) as port:
+        kinds = asyncio.run(client(port))
+    assert kinds[0] == "welcome" and "pong" in kinds
+    assert running == [0]  # no app call (nor anything else) running for the open socket
+    assert kept == [False, False]
