@@ -54,6 +54,7 @@ def detaching_app(events: list[Event], close_on: str | None = None) -> Any:
         assert socket.detach(lambda data: events.append(("binary", data)), ending)
         assert not socket.detach(lambda data: None, ending)  # once
         events.append(("returned", None))
+        await ws.send_text("detached")
 
     return app
 
@@ -68,6 +69,7 @@ def test_the_call_returns_and_the_socket_plays_on_until_the_peer_closes(tmp_path
             await ws.send("first")  # an ASGI event: the app reads it before it detaches
             for item in ("one", b"\x01bin", "クリスプ 🃏"):
                 await ws.send(item)
+            assert await asyncio.wait_for(ws.recv(), 5) == "detached"
             heard.append(str(await asyncio.wait_for(ws.recv(), 5)))
             heard.append(str(await asyncio.wait_for(ws.recv(), 5)))
             assert ("returned", None) in events  # the app's call is over, the socket is not
@@ -122,6 +124,7 @@ def test_a_detached_socket_keeps_a_text_not_in_utf8_closing_with_1007(tmp_path: 
         async with connect(f"ws://127.0.0.1:{port}/") as ws:
             assert await ws.recv() == "ready"
             await ws.send("first")
+            assert await asyncio.wait_for(ws.recv(), 5) == "detached"
             ws.protocol.send_text(b"\xff\xfe")
             ws.send_data()
             with pytest.raises(ConnectionClosed):
