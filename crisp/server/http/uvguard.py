@@ -17,7 +17,9 @@ parses a read in slices of ``READ_SLICE`` bytes and drops the rest once the sock
 And it offers the app a direct path both ways (``directsend.py``): its text frames framed by the
 writer, in one ``transport.write``, instead of one ASGI ``send`` per message; and the text
 messages it receives handed to the app's receiver as they are parsed, instead of queued as ASGI
-events for the app's task to await one by one (with the reads paused until it has). Its
+events for the app's task to await one by one (with the reads paused until it has); and once the
+app has its receiver, the app's call may return with the socket left open (``detach``): a socket
+lives as long as its phone, and so did every suspended frame of that call. Its
 keepalive pings go only to a socket that has sent nothing for ``ws_ping_after_s``: the traffic
 of a phone in a game (its probes' answers) proves it alive, at no cost (uvicorn pinged every
 socket every 20 s: 400 pings and pongs a second at 1,000 rooms of 8).
