@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from starlette.websockets import WebSocket
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from crisp.server.http.directsend import EXTENSION
@@ -95,29 +96,11 @@ def test_the_call_returns_and_the_socket_plays_on_until_the_peer_closes(tmp_path
     assert events.count(("ending", None)) == 1 and events[-1] == ("ended", None)
 
 
-def test_the_apps_own_close_ends_a_detached_socket_with_its_code(tmp_path: Path) -> None:
-    events: list[Event] = []
-    codes: list[int | None] = []
-
-    async def client(port: int) -> None:
-        async with connect(f"ws://127.0.0.1:{port}/") as ws:
-            assert await ws.recv() == "ready"
-            await ws.send("first")
-            await ws.send("bye")
-            with pytest.raises(ConnectionClosed):
-                while True:
-                    await asyncio.wait_for(ws.recv(), 5)
-        codes.append(ws.close_code)
-
-    app = detaching_app(events, close_on="bye")
-    with serving(app, ws=guarded_ws(Settings(data_dir=tmp_path))) as port:
-        asyncio.run(client(port))
-    assert codes == [4000]
-    assert events.count(("ending", None)) == 1
-
-
-def test_a_detached_socket_keeps_a_text_not_in_utf8_closing_with_1007(tmp_path: Path) -> None:
-    events: list[Event] = []
+def close_code(
+    app: Any, tmp_path: Path, then: Callable[[ClientConnection], Awaitable[None]]
+) -> int:
+    """The code a detached socket closes with, once the client has sent "first", heard that the
+    app detached, and done ``then``."""
     codes: list[int | None] = []
 
     async def client(port: int) -> None:
@@ -125,16 +108,36 @@ def test_a_detached_socket_keeps_a_text_not_in_utf8_closing_with_1007(tmp_path: 
             assert await ws.recv() == "ready"
             await ws.send("first")
             assert await asyncio.wait_for(ws.recv(), 5) == "detached"
-            ws.protocol.send_text(b"\xff\xfe")
-            ws.send_data()
+            await then(ws)
             with pytest.raises(ConnectionClosed):
                 while True:
                     await asyncio.wait_for(ws.recv(), 5)
         codes.append(ws.close_code)
 
-    with serving(detaching_app(events), ws=guarded_ws(Settings(data_dir=tmp_path))) as port:
+    with serving(app, ws=guarded_ws(Settings(data_dir=tmp_path))) as port:
         asyncio.run(client(port))
-    assert codes == [1007]
+    assert len(codes) == 1 and codes[0] is not None
+    return codes[0]
+
+
+def test_the_apps_own_close_ends_a_detached_socket_with_its_code(tmp_path: Path) -> None:
+    events: list[Event] = []
+
+    async def bye(ws: ClientConnection) -> None:
+        await ws.send("bye")
+
+    assert close_code(detaching_app(events, close_on="bye"), tmp_path, bye) == 4000
+    assert events.count(("ending", None)) == 1
+
+
+def test_a_detached_socket_keeps_a_text_not_in_utf8_closing_with_1007(tmp_path: Path) -> None:
+    events: list[Event] = []
+
+    async def not_utf8(ws: ClientConnection) -> None:
+        ws.protocol.send_text(b"\xff\xfe")  # sent raw, past the client's own check
+        ws.send_data()
+
+    assert close_code(detaching_app(events), tmp_path, not_utf8) == 1007
     assert events.count(("ending", None)) == 1
 
 
@@ -180,7 +183,7 @@ def test_the_game_servers_sockets_are_detached(tmp_path: Path) -> None:
     def server_tasks() -> list[Any]:
         return [t for t in tasks_of[0] if not t.done()] if tasks_of else []
 
-    class Spy(guarded_ws(settings)):  # type: ignore[misc, valid-type]
+    class Spy(guarded_ws(settings)):  # type: ignore[misc]
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             tasks_of[:] = [self.tasks]
