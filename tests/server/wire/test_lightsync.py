@@ -8,7 +8,9 @@ import asyncio
 import tracemalloc
 from typing import Any
 
-from crisp.server.http.lightsync import Flag, ReceiveQueue
+import pytest
+
+from crisp.server.http.lightsync import Flag, ReceiveQueue, Routed
 from crisp.server.http.uvguard import guarded_ws
 from crisp.server.settings import Settings
 
@@ -27,6 +29,26 @@ def test_the_queue_gives_its_items_in_order_and_a_waiting_get_wakes_on_a_put() -
         assert await getter == 3 and queue.empty()
 
     asyncio.run(main())
+
+
+def test_get_nowait_takes_the_oldest_at_once() -> None:
+    async def main() -> list[int]:
+        queue: ReceiveQueue[int] = ReceiveQueue(asyncio.get_running_loop())
+        for item in (4, 5, 6):
+            queue.put_nowait(item)
+        return [queue.get_nowait() for _ in range(3)]
+
+    assert asyncio.run(main()) == [4, 5, 6]
+
+
+def test_a_detached_sockets_queue_hands_each_item_over_as_it_is_put() -> None:
+    routed: list[int] = []
+    queue: Routed[int] = Routed(routed.append)
+    queue.put_nowait(1)
+    queue.put_nowait(2)
+    assert routed == [1, 2] and queue.empty() and queue.qsize() == 0
+    with pytest.raises(RuntimeError, match="detached"):
+        asyncio.run(queue.get())
 
 
 def test_a_cancelled_get_loses_nothing() -> None:
