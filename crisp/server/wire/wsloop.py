@@ -74,7 +74,7 @@ async def endpoint(ws: WebSocket, code: str, hub: Hub) -> None:
 
     if conn.direct is not None and conn.direct.detach(inbox.binary, ending):
         # No suspended call kept for the socket's life, nor the handshake's headers (read only
-        # above): about 3.7 KB a socket (docs/performance.md, "Memory per socket").
+        # above): about 4 KB a socket (docs/performance.md, "The detached socket").
         ws.scope["headers"] = []
         return
     try:
