@@ -128,6 +128,19 @@ def http(base: str, method: str, path: str, body: Any = None) -> tuple[int, Any]
         return err.code, err.read().decode()
 
 
+def told_result(msg: Message) -> tuple[list[int], list[int]] | None:
+    """The game's result as a phone learns it: its ``game_over``, or the ``state`` of a game
+    already over. A node that stops just as a game's last move is stored closes its sockets
+    before that move's messages go out; the phone, reconnected, finds the game over in its
+    state, as the client shows it (the move itself is in the record)."""
+    if msg.get("type") == "game_over":
+        return list(msg["totals"]), list(msg["winners"])
+    view = msg.get("view") if msg.get("type") == "state" else None
+    if isinstance(view, dict) and view.get("over"):
+        return list(view["totals"]), list(view["winners"])
+    return None
+
+
 class Phone(Seat):
     """A seat through the balancer that reconnects at once when its socket closes, and picks
     its seat up from the ``state`` (as the client does on close code 4301 and on a lost link)."""
@@ -140,11 +153,14 @@ class Phone(Seat):
         self.opens: list[tuple[float, int]] = []  # (loop time, index in received) of each try
         self.runner: asyncio.Task[None] | None = None
         self.over_on: float | None = None  # when the connection game_over came on was opened
+        self.result: tuple[list[int], list[int]] | None = None  # (totals, winners), as told
 
     def take(self, msg: Message) -> None:
         self.arrivals.append(asyncio.get_running_loop().time())
         super().take(msg)
-        if msg.get("type") == "game_over":
+        result = told_result(msg)
+        if result is not None:
+            self.result = result
             self.over_on = self.opens[-1][0] if self.opens else 0.0  # that connection's opening
             self.over.set()
 
