@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cluster import http
 from starlette.websockets import WebSocket
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from crisp.server.app import create_app
 from crisp.server.http.directsend import EXTENSION
 from crisp.server.http.uvguard import guarded_ws
 from crisp.server.settings import Settings
@@ -145,25 +147,14 @@ def test_the_game_servers_sockets_are_detached(tmp_path: Path) -> None:
     """Through the whole app on a guarded uvicorn: a player's socket is served with no ASGI call
     of the app left running, and it plays (hello, ping); nor does it keep the handshake's
     request (websockets' parser kept it in a local) or headers."""
-    from crisp.server.app import create_app
-
     settings = Settings(data_dir=tmp_path)
     app = create_app(settings)
     running: list[int] = []
 
     async def client(port: int) -> list[str]:
-        import urllib.request
-
-        def post() -> dict[str, Any]:
-            request = urllib.request.Request(
-                f"http://127.0.0.1:{port}/api/rooms",
-                data=json.dumps({"name": "Ana"}).encode(),
-                headers={"content-type": "application/json"},
-            )
-            with urllib.request.urlopen(request, timeout=5) as answer:
-                return dict(json.loads(answer.read()))
-
-        room = await asyncio.to_thread(post)
+        base = f"http://127.0.0.1:{port}"
+        status, room = await asyncio.to_thread(http, base, "POST", "/api/rooms", {"name": "Ana"})
+        assert status == 201, room
         async with connect(f"ws://127.0.0.1:{port}/ws/{room['code']}") as ws:
             await ws.send(json.dumps({"type": "hello", "token": room["token"]}))
             await ws.send(json.dumps({"type": "ping", "n": 7}))
