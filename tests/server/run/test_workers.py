@@ -57,6 +57,10 @@ def test_two_workers_serve_behind_their_balancer(pg_server: Any, tmp_path: Path)
     assert srv.proc is not None
     kids = children(srv.proc.pid)
     try:
+        # The banner's "Data:" line comes after the address start() waits for: read on
+        deadline = time.monotonic() + 10
+        while "Data:" not in "".join(srv.output) and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert "2 workers behind HAProxy" in "".join(srv.output)
         assert nodes_seen(srv) == {"box-w1", "box-w2"}
         asyncio.run(_play(srv))
