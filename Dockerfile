@@ -11,24 +11,36 @@
 # Both stages start from the same base, pinned by digest (python:3.11.15-slim-bookworm, the
 # multi-platform index), so that a rebuild gets the same system. To move to a newer one:
 #   docker buildx imagetools inspect python:3.11-slim-bookworm
-# and put the new tag and digest in both FROM lines.
+# and put the new tag and digest in BASE's default.
+#
+# BASE may name another Debian bookworm image with Python 3.11 where that one cannot be pulled
+# (podman, no registry: docs/operating.md); a base without pip (Debian's python3 and python3-venv)
+# gets one the way python:slim has it, in /usr/local, by a virtual environment there. VERSION and
+# REVISION (the source's git commit) fill the OCI labels:
+#   docker build --build-arg VERSION=0.1.0 --build-arg REVISION=$(git rev-parse HEAD) -t crisp .
+ARG BASE=python:3.11.15-slim-bookworm@sha256:d29f48a31a8b408ed19272ca1e7b10ebae13b240a27e862d3d4217c528e2e0c3
 
 # -- build: a wheel of the package, with the build backend of requirements-build.lock ------------
-FROM python:3.11.15-slim-bookworm@sha256:d29f48a31a8b408ed19272ca1e7b10ebae13b240a27e862d3d4217c528e2e0c3 AS build
+FROM ${BASE} AS build
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_ROOT_USER_ACTION=ignore
 WORKDIR /src
 COPY pyproject.toml README.md LICENSE requirements.lock requirements-build.lock ./
 COPY crisp ./crisp
-RUN pip install --require-hashes --no-deps -r requirements-build.lock \
+RUN (command -v pip >/dev/null || python -m venv /usr/local) \
+    && pip install --require-hashes --no-deps -r requirements-build.lock \
     && pip wheel --no-deps --no-build-isolation --wheel-dir /wheels .
 
 # -- the image ----------------------------------------------------------------------------------
-FROM python:3.11.15-slim-bookworm@sha256:d29f48a31a8b408ed19272ca1e7b10ebae13b240a27e862d3d4217c528e2e0c3
+FROM ${BASE}
+ARG VERSION=unknown
+ARG REVISION=unknown
 LABEL org.opencontainers.image.title="Crisp" \
       org.opencontainers.image.description="Self-hostable server for Crisp, the card game for 2 to 8 phones" \
-      org.opencontainers.image.licenses="MIT"
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}"
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1
 COPY --from=build /src/requirements.lock /tmp/requirements.lock
@@ -38,6 +50,7 @@ COPY --from=build /wheels /tmp/wheels
 # them), and an unprivileged user that owns /data is created before the VOLUME, so that a new
 # named volume starts out owned by that user.
 RUN export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore \
+    && (command -v pip >/dev/null || python -m venv /usr/local) \
     && pip install --require-hashes --no-deps -r /tmp/requirements.lock \
     && pip install --no-deps /tmp/wheels/*.whl \
     && pip check \

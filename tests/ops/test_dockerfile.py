@@ -107,17 +107,33 @@ def parse(text: str) -> list[Stage]:
         buffer = ""
     assert not buffer, "the Dockerfile ends with a continuation"
     stages: list[Stage] = []
+    args: dict[str, str] = {}  # the ARGs before the first FROM, which FROM lines may use
     for number, line in joined:
-        keyword, _, args = line.partition(" ")
-        ins = Instruction(keyword.upper(), args.strip(), number)
+        keyword, _, rest = line.partition(" ")
+        ins = Instruction(keyword.upper(), rest.strip(), number)
         if ins.keyword == "FROM":
             parts = ins.args.split()
             name = parts[2] if len(parts) == 3 and parts[1].upper() == "AS" else None
-            stages.append(Stage(parts[0], name))
+            stages.append(Stage(_expand(parts[0], args, number), name))
+        elif ins.keyword == "ARG" and not stages:
+            key, sep, default = ins.args.partition("=")
+            assert sep, f"line {number}: a global ARG without a default ({ins.args})"
+            args[key] = default
         else:
             assert stages, f"line {number}: {ins.keyword} before any FROM"
             stages[-1].instructions.append(ins)
     return stages
+
+
+def _expand(text: str, args: dict[str, str], line: int) -> str:
+    """``text`` with each ``$NAME`` or ``${NAME}`` replaced by the global ARG's default."""
+
+    def value(found: re.Match[str]) -> str:
+        key = found.group(1) or found.group(2)
+        assert key in args, f"line {line}: FROM uses ${key}, not a global ARG"
+        return args[key]
+
+    return re.sub(r"\$\{(\w+)\}|\$(\w+)", value, text)
 
 
 def exec_form(ins: Instruction) -> list[str]:
@@ -168,6 +184,17 @@ def test_parser_reads_continuations_comments_and_stages() -> None:
     assert one.instructions == [Instruction("RUN", "x  && y", 3)]
     assert two.env() == {"A": "1", "B": "two words", "C": "three words"}
     assert exec_form(two.last("CMD")) == ["c"]
+
+
+def test_parser_resolves_a_global_arg_in_from_lines() -> None:
+    """An ARG before the first FROM is the default of ``$NAME``/``${NAME}`` in FROM lines (what
+    ``docker build`` uses when no --build-arg overrides it); an ARG inside a stage stays there."""
+    text = "ARG BASE=a:1@sha256:00\nFROM ${BASE} AS one\nARG X=2\nFROM $BASE\n"
+    one, two = parse(text)
+    assert (one.base, one.name, two.base) == ("a:1@sha256:00", "one", "a:1@sha256:00")
+    assert one.instructions == [Instruction("ARG", "X=2", 3)]
+    with pytest.raises(AssertionError, match="not a global ARG"):
+        parse("FROM ${OTHER}\n")
 
 
 # -- the image's properties ------------------------------------------------------------------------
