@@ -166,10 +166,12 @@ class Container(ServerProcess):
         """Until /healthz answers 200 through the published port."""
         deadline = time.monotonic() + timeout
         while True:
-            with contextlib.suppress(OSError, urllib.error.URLError):
-                with urllib.request.urlopen(f"{self.base}/healthz", timeout=5) as answer:
-                    if answer.status == 200:
-                        return
+            with (
+                contextlib.suppress(OSError, urllib.error.URLError),
+                urllib.request.urlopen(f"{self.base}/healthz", timeout=5) as answer,
+            ):
+                if answer.status == 200:
+                    return
             if time.monotonic() > deadline:
                 raise AssertionError(f"{self.name} does not answer /healthz:\n{self.logs()}")
             time.sleep(0.25)
