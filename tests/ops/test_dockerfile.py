@@ -2,7 +2,8 @@
 (``compose.yaml``, ``deploy/Caddyfile``), tested without a Docker engine.
 
 The Dockerfile is parsed (continuation lines, comments, stages, exec and shell forms) and its
-properties are checked: both stages on the same python:3.11-slim-bookworm pinned by digest, the
+properties are checked: both stages on the build argument BASE, whose default is
+python:3.11-slim-bookworm pinned by digest (tests/ops/test_image.py builds on another), the
 runtime installed from requirements.lock with hashes and no dev dependencies, the package as a
 wheel built with the locked build backend, no pip or setuptools left in the final image, a
 non-root user owning the ``/data`` VOLUME, ``CRISP_DATA_DIR=/data``, ``CRISP_HOST=0.0.0.0``, port
@@ -203,7 +204,7 @@ def test_parser_resolves_a_global_arg_in_from_lines() -> None:
 def test_every_stage_is_the_same_python_311_slim_pinned_by_digest(stages: list[Stage]) -> None:
     """A small image that rebuilds the same: every stage starts from one python:3.11 slim
     (Debian bookworm) image named by its digest, not by a tag that moves (Python 3.11 is
-    pyproject's floor)."""
+    pyproject's floor): BASE's default, which a build argument may replace."""
     assert len(stages) == 2
     for stage in stages:
         assert PINNED_BASE.fullmatch(stage.base), f"FROM {stage.base} is not pinned by digest"
