@@ -304,14 +304,15 @@ def test_stop_closes_sockets_with_1012_and_exits_within_its_timeout(
     image: pm.Built, names: tuple[str, str]
 ) -> None:
     """``podman stop`` (SIGTERM): an open WebSocket is closed with 1012 (service restart, the
-    phone reconnects), and the container exits well before podman's 10 s would kill it."""
+    phone reconnects), and the server exits by itself, 0, within podman's timeout (after it,
+    podman would SIGKILL: exit 137). The time ``podman stop`` took is printed."""
     srv = container(image, names, "stop").start()
     seconds = asyncio.run(_stopped(srv))
-    print(f"podman stop: {seconds:.2f} s")
-    _artifact("stop.txt", f"podman stop: {seconds:.2f} s (an open WebSocket closed with 1012)")
+    line = f"podman stop: {seconds:.2f} s of its {STOP_TIMEOUT_S} s (open WebSocket: 1012)"
+    print(line)
+    _artifact("stop.txt", line)
     state = pm.inspect("container", srv.name)["State"]
-    assert state["ExitCode"] == 0, srv.logs()
-    assert seconds < STOP_TIMEOUT_S / 2
+    assert state["ExitCode"] == 0, (state["ExitCode"], srv.logs())
 
 
 async def _stopped(srv: pm.Container) -> float:
