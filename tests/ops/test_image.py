@@ -218,9 +218,10 @@ async def _seated_again(srv: pm.Container, code: str, token: str) -> None:
 
 
 def test_sigkill_mid_game_loses_no_stored_change(image: pm.Built, names: tuple[str, str]) -> None:
-    """``podman kill -s KILL`` in the middle of a game: once started again, every phone
-    reconnects to the state it last saw (same round, turn, pile, its own card in hand and
-    version), and the game plays on to an end that its record replays to."""
+    """``podman kill -s KILL`` in the middle of a game, right after a move acknowledged to its
+    phone: once started again, every phone reconnects to the state it last saw (same round,
+    turn, pile, its own card in hand and version), and the game plays on to an end that its
+    record replays to."""
     srv = container(image, names, "kill").start()
     asyncio.run(_kill_mid_game(srv))
 
@@ -255,6 +256,21 @@ async def _quiet_state(seats: list[Seat]) -> list[Message]:
     raise AssertionError("the game did not come to rest")
 
 
+async def _one_more_move(seats: list[Seat], states: list[Message]) -> None:
+    """The seat whose turn it is draws (or discards the card it holds), and its move is
+    acknowledged: the last stored change before the kill is a move of the game."""
+    rnd = states[0]["view"]["round"]
+    assert rnd["phase"] == "play", rnd["phase"]
+    seat = seats[rnd["turn"]["seat"]]
+    mark = len(seat.received)
+    if rnd["turn"]["holding"]:
+        await seat.act("discard")
+        await seat.wait_type("discard", since=mark, seat=seat.seat)
+    else:
+        await seat.act("draw")
+        await seat.wait(lambda m: m["type"] == "draw" and "card" in m, since=mark)
+
+
 async def _kill_mid_game(srv: pm.Container) -> None:
     code, tokens = await seated_room(srv, ["Ana", "Ben", "Cy"])
     seats = [Seat(srv, code, t, f"s{i}", seed=i, p_call=0.0) for i, t in enumerate(tokens)]
@@ -269,6 +285,7 @@ async def _kill_mid_game(srv: pm.Container) -> None:
             await seats[0].wait_type("turn_end", since=mark, timeout=60)
         for s in seats:
             await s.stop_playing()
+        await _one_more_move(seats, await _quiet_state(seats))
         before = await _quiet_state(seats)
         assert not before[0]["view"]["over"], "the game ended before the kill"
         srv.kill()
