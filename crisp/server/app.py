@@ -35,9 +35,9 @@ from crisp.server.store.leases import Leases, RoomBusy
 from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage, Store
 from crisp.server.wire.closecodes import CloseCode
-from crisp.server.wire.lane import WebSocketLane
+from crisp.server.socket.lane import WebSocketLane
 from crisp.server.wire.protocol import CreateRequest, Joined, JoinRequest
-from crisp.server.wire.wsloop import endpoint
+from crisp.server.socket.endpoint import endpoint
 from crisp.version import crisp_version
 
 log = logging.getLogger("crisp.server")

@@ -260,6 +260,9 @@ class Settings(BaseSettings):
     ws_ping_timeout_s: float = Field(
         20.0, gt=0, le=3600, description="a ping unanswered this long closes its socket (1011)"
     )
+    ws_close_timeout_s: float = Field(
+        10.0, gt=0, le=600, description="a closing WebSocket waits this long for the peer's close"
+    )
     log_lines_per_min: int = Field(
         20, ge=1, description="log lines one connection may cause a minute (then one summary)"
     )

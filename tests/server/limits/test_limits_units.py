@@ -456,7 +456,7 @@ def test_the_server_lifts_its_soft_file_limit_to_the_hard_one() -> None:
 
     code = (
         "import resource\n"
-        "from crisp.server.http.uvguard import raise_file_limit\n"
+        "from crisp.server.socket.files import raise_file_limit\n"
         "_, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))\n"
         "want = 1 << 20 if hard == resource.RLIM_INFINITY else min(hard, 1 << 20)\n"
