@@ -83,6 +83,7 @@ class WebSocketProtocol(asyncio.Protocol):
         "app",
         "app_state",
         "close_timer",
+        "closing",
         "control",
         "control_refused",
         "denial",
@@ -138,6 +139,7 @@ class WebSocketProtocol(asyncio.Protocol):
         self.control_refused = 0
         self.keepalive: Keepalive | None = None
         self.close_timer: asyncio.TimerHandle | None = None
+        self.closing = False  # the server has sent its close frame (or failed the socket)
         self.paused = False  # the transport's buffer is full
         self.drain_waiters: list[asyncio.Future[None]] | None = None
         self.task: asyncio.Task[None] | None = None
@@ -196,6 +198,7 @@ class WebSocketProtocol(asyncio.Protocol):
             return
         if self.opened:
             if self.proto.state is State.OPEN:
+                self.closing = True
                 self.proto.send_close(SERVICE_RESTART)
                 self.flush()
             self.disconnected(SERVICE_RESTART)
@@ -309,6 +312,7 @@ class WebSocketProtocol(asyncio.Protocol):
             self.control_refused += 1
             if self.control_refused == limits.control_flood:
                 log.info("closing a WebSocket that sent a flood of ping/pong frames")
+                self.closing = True
                 self.proto.fail(1008, "too many control frames")
                 break
         return within
@@ -328,8 +332,8 @@ class WebSocketProtocol(asyncio.Protocol):
             return
         else:
             data, is_text = frame.data, opcode is Opcode.TEXT
-        if self.ended or self.proto.state is not State.OPEN:
-            return  # the socket is closing: what comes now is dropped
+        if self.closing or self.ended:
+            return  # after our close frame, or the peer's: what comes is dropped
         if not is_text:
             self.binary(bytes(data))
             return
@@ -337,6 +341,7 @@ class WebSocketProtocol(asyncio.Protocol):
             text = str(data, "utf-8")
         except UnicodeDecodeError:
             log.info("closing a WebSocket that sent a text message not in UTF-8")
+            self.closing = True
             self.proto.fail(1007, "text messages are UTF-8")
             return
         receiver = self.receiver
@@ -397,6 +402,7 @@ class WebSocketProtocol(asyncio.Protocol):
 
     def ping_expired(self) -> None:
         if self.proto.state is State.OPEN:
+            self.closing = True
             self.proto.fail(1011, "keepalive ping timeout")
             self.flush()
 
@@ -481,6 +487,7 @@ class WebSocketProtocol(asyncio.Protocol):
     def close_after_app(self) -> None:
         """The app's call is over and the socket not detached: close it (1000 if still open)."""
         if self.proto.state is State.OPEN and self.opened:
+            self.closing = True
             self.proto.send_close(1000)
             self.flush()
         elif self.close_timer is None and self.transport is not None:
@@ -514,6 +521,7 @@ class WebSocketProtocol(asyncio.Protocol):
                 await self.drained()
         elif kind == "websocket.close":
             if proto.state is State.OPEN and not self.gone:
+                self.closing = True
                 proto.send_close(message.get("code") or 1000, message.get("reason") or "")
                 self.flush()
         else:

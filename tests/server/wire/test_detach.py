@@ -22,9 +22,9 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request
 
 from crisp.server.app import create_app
+from crisp.server.settings import Settings
 from crisp.server.socket.direct import EXTENSION
 from crisp.server.socket.websocket import websocket_protocol
-from crisp.server.settings import Settings
 from tests.support.inthread import serving
 
 Event = tuple[str, Any]

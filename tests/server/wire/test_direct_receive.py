@@ -18,11 +18,11 @@ from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from crisp.server.socket.direct import EXTENSION
-from crisp.server.socket.websocket import websocket_protocol
 from crisp.server.settings import Settings
 from crisp.server.socket.connection import Connection
+from crisp.server.socket.direct import EXTENSION
 from crisp.server.socket.inbox import Inbox
+from crisp.server.socket.websocket import websocket_protocol
 from tests.support.inthread import serving
 
 Event = tuple[str, Any]
@@ -69,7 +69,9 @@ def test_text_messages_reach_the_receiver_in_order_after_the_queued_ones(
 ) -> None:
     events: list[Event] = []
     script: list[str | bytes] = ["one", "two", "three", "クリスプ 🃏", b"\x00bin", "four"]
-    with serving(receiving_app(events, 2), ws=websocket_protocol(Settings(data_dir=tmp_path))) as port:
+    with serving(
+        receiving_app(events, 2), ws=websocket_protocol(Settings(data_dir=tmp_path))
+    ) as port:
         run_client(port, script)
     assert events[:4] == [
         ("asgi", "one"),
@@ -99,7 +101,9 @@ def test_a_text_not_in_utf8_closes_with_1007_on_the_direct_path(tmp_path: Path) 
                 await asyncio.wait_for(ws.recv(), 5)
         codes.append(ws.close_code)
 
-    with serving(receiving_app(events, 0), ws=websocket_protocol(Settings(data_dir=tmp_path))) as port:
+    with serving(
+        receiving_app(events, 0), ws=websocket_protocol(Settings(data_dir=tmp_path))
+    ) as port:
         asyncio.run(client(port))
     assert ("direct", "fine") in events
     assert codes == [1007]

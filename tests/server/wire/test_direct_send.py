@@ -18,11 +18,11 @@ from websockets.exceptions import ConnectionClosedOK
 from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
+from crisp.server.settings import Settings
+from crisp.server.socket.connection import Connection
 from crisp.server.socket.direct import EXTENSION
 from crisp.server.socket.frames import text_frame, text_frames
 from crisp.server.socket.websocket import websocket_protocol
-from crisp.server.settings import Settings
-from crisp.server.socket.connection import Connection
 from tests.support.inthread import serving
 
 # Every length class of RFC 6455 §5.2 (7 bits, 16 bits, 64 bits) at its edges, and UTF-8.
