@@ -29,7 +29,7 @@ from crisp.server.rooms.hub import Hub
 from crisp.server.rooms.members import is_code, normalize_code
 from crisp.server.rooms.refused import Refused
 from crisp.server.rooms.room import Room
-from crisp.server.run.gcpolicy import GcPolicy
+from crisp.server.gcpolicy import GcPolicy
 from crisp.server.settings import Settings
 from crisp.server.store.leases import Leases, RoomBusy
 from crisp.server.store.outage import StoreUnavailable

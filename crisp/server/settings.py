@@ -310,7 +310,7 @@ class Settings(BaseSettings):
     @classmethod
     def _forwarded_proxies(cls, value: list[str]) -> list[str]:
         """Addresses or CIDR networks only; ``*`` refused (limits/clientaddr.py says why)."""
-        from crisp.server.limits.clientaddr import parse_trusted
+        from crisp.server.networks import parse_trusted
 
         parse_trusted(value)
         return value
