@@ -37,7 +37,7 @@ def part_of(module: str, package: str) -> str | None:
     """The direct part of ``package`` that ``module`` belongs to, or None if outside it."""
     if not module.startswith(package + "."):
         return None
-    return module[len(package) + 1 :].split(".")[0]
+    return module[len(package) + 1 :].split(".", maxsplit=1)[0]
 
 
 def part_graph(root: Path, package: str) -> dict[str, dict[str, set[str]]]:

@@ -1,5 +1,5 @@
-"""The direct receive path (issue 22; crisp/server/http/uvguard.py ``deliver``, wire/inbox.py): a
-guarded uvicorn hands each text message to the app's receiver as it is parsed, in the order sent,
+"""The direct receive path (crisp/server/socket/websocket.py ``deliver``, socket/inbox.py): our
+WebSocket protocol hands each text message to the app's receiver as it is parsed, in the order sent,
 after whatever was queued as ASGI events before the receiver was given; binary messages and the
 disconnect still come as ASGI events; a text that is not UTF-8 closes with 1007 either way. And
 the inbox: a message that finds its room held waits, and so does every later one of its socket,

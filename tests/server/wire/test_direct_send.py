@@ -1,8 +1,8 @@
-"""The writer's own text frames (crisp/server/http/directsend.py; issue 22, "fewer, bigger
-writes"): frames that websockets itself parses back to the same texts, a writer that puts
-everything queued in one write where the server offers the direct path (after the transport has
-drained), the ASGI ``send`` where it does not, and a real uvicorn with ``guarded_ws`` whose
-frames a real client reads."""
+"""The writer's own text frames (crisp/server/socket/frames.py, direct.py): frames that
+websockets itself parses back to the same texts, a writer that puts everything queued in one
+write where the server offers the direct path (after the transport has drained), the ASGI
+``send`` where it does not, and a real uvicorn with our WebSocket protocol whose frames a real
+client reads."""
 
 from __future__ import annotations
 
@@ -167,7 +167,7 @@ def test_without_the_direct_path_the_writer_sends_through_asgi() -> None:
     asyncio.run(main())
 
 
-def test_a_real_client_reads_the_frames_of_a_guarded_uvicorn(tmp_path: Path) -> None:
+def test_a_real_client_reads_the_frames_of_our_websocket_protocol(tmp_path: Path) -> None:
     offered: list[bool] = []
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
