@@ -107,7 +107,6 @@ class WebSocketProtocol(asyncio.Protocol):
         "root_path",
         "scope",
         "server_state",
-        "task",
         "transport",
     )
 
@@ -142,7 +141,6 @@ class WebSocketProtocol(asyncio.Protocol):
         self.closing = False  # the server has sent its close frame (or failed the socket)
         self.paused = False  # the transport's buffer is full
         self.drain_waiters: list[asyncio.Future[None]] | None = None
-        self.task: asyncio.Task[None] | None = None
 
     # -- asyncio.Protocol ------------------------------------------------------------------------
 
@@ -238,7 +236,7 @@ class WebSocketProtocol(asyncio.Protocol):
             {EXTENSION: {"socket": self}},
         )
         self.events.put({"type": "websocket.connect"})
-        task = self.task = self.loop.create_task(self.run_app(self.scope))
+        task = self.loop.create_task(self.run_app(self.scope))
         self.server_state.tasks.add(task)
         task.add_done_callback(self.server_state.tasks.discard)
 
@@ -479,7 +477,6 @@ class WebSocketProtocol(asyncio.Protocol):
                 log.error("the ASGI app returned without answering the WebSocket handshake")
                 self.deny(self.proto.reject(HTTPStatus.INTERNAL_SERVER_ERROR, "server error\n"))
         finally:
-            self.task = None
             self.scope = None
         if self.detached is None:
             self.close_after_app()
