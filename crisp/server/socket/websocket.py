@@ -44,7 +44,6 @@ from crisp.server.socket.keepalive import Keepalive
 
 log = logging.getLogger("crisp.server")
 READ_SLICE = 8192  # bytes of a read parsed before the next slice (a message is at most 4 KB)
-EARLY_MAX = 65536  # bytes a client may send before its handshake is answered
 ABNORMAL = 1006  # the connection was lost without a close frame
 SERVICE_RESTART = 1012
 
@@ -207,10 +206,12 @@ class WebSocketProtocol(asyncio.Protocol):
     # -- the handshake ---------------------------------------------------------------------------
 
     def before_open(self, data: bytes) -> None:
-        if self.scope is not None:  # frames before the accept: parsed once it is given
+        if self.scope is not None:
+            # Frames before the accept (RFC 6455 §4.1 says a client waits for it): parsed once it
+            # is given, up to twice the largest message; more closes the connection.
             early = self.early = self.early or []
             early.append(data)
-            if sum(map(len, early)) > EARLY_MAX and self.transport is not None:
+            if sum(map(len, early)) > 2 * self.limits.max_size and self.transport is not None:
                 self.transport.close()
             return
         proto = self.proto

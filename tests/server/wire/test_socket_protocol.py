@@ -199,3 +199,26 @@ def test_a_message_over_the_size_cap_closes_with_1009(tmp_path: Path) -> None:
         assert Close.parse(close.data).code == 1009 and pair.transport.closed
 
     asyncio.run(main())
+
+
+def test_frames_before_the_accept_over_twice_the_message_cap_close_the_connection(
+    tmp_path: Path,
+) -> None:
+    async def main() -> None:
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            await receive()
+            await asyncio.Event().wait()  # never answers
+
+        pair = SocketPair(app, Settings(data_dir=tmp_path, max_message_bytes=256))
+        pair.client.send_request(pair.request)
+        pair.server.connection_made(pair.transport)  # type: ignore[arg-type]
+        pair.server.data_received(b"".join(pair.client.data_to_send()))
+        await pair.settle()
+        pair.server.data_received(b"\x81\x80\x00\x00\x00\x00" * 80)  # 480 bytes: kept
+        assert not pair.transport.closed
+        pair.server.data_received(b"\x81\x80\x00\x00\x00\x00" * 10)  # 540 > 512
+        assert pair.transport.closed
+        for task in pair.state.tasks:
+            task.cancel()
+
+    asyncio.run(main())
