@@ -56,7 +56,7 @@ from typing import Any
 
 from crisp.bench.load_gc import read_pauses
 from crisp.bench.load_ws import WsConn, connect
-from crisp.server.http.uvguard import raise_file_limit
+from crisp.server.socket.files import raise_file_limit
 
 NAMES = ["Ana", "Ben", "Chloe", "Dev", "Eli", "Fay", "Gus", "Hana"]
 CRISP_AFTER = 24  # turns in a round before a player calls crisp in its window

@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from crisp.server.clock import Clock, LoopClock
+from crisp.server.gcpolicy import GcPolicy
 from crisp.server.http import admin
 from crisp.server.http.guard import BodyLimit, SecurityHeaders
 from crisp.server.http.pages import mount_client
@@ -29,15 +30,14 @@ from crisp.server.rooms.hub import Hub
 from crisp.server.rooms.members import is_code, normalize_code
 from crisp.server.rooms.refused import Refused
 from crisp.server.rooms.room import Room
-from crisp.server.run.gcpolicy import GcPolicy
 from crisp.server.settings import Settings
+from crisp.server.socket.endpoint import endpoint
+from crisp.server.socket.lane import WebSocketLane
 from crisp.server.store.leases import Leases, RoomBusy
 from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage, Store
 from crisp.server.wire.closecodes import CloseCode
-from crisp.server.wire.lane import WebSocketLane
 from crisp.server.wire.protocol import CreateRequest, Joined, JoinRequest
-from crisp.server.wire.wsloop import endpoint
 from crisp.version import crisp_version
 
 log = logging.getLogger("crisp.server")

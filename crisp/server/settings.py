@@ -260,6 +260,9 @@ class Settings(BaseSettings):
     ws_ping_timeout_s: float = Field(
         20.0, gt=0, le=3600, description="a ping unanswered this long closes its socket (1011)"
     )
+    ws_close_timeout_s: float = Field(
+        10.0, gt=0, le=600, description="a closing WebSocket waits this long for the peer's close"
+    )
     log_lines_per_min: int = Field(
         20, ge=1, description="log lines one connection may cause a minute (then one summary)"
     )
@@ -307,7 +310,7 @@ class Settings(BaseSettings):
     @classmethod
     def _forwarded_proxies(cls, value: list[str]) -> list[str]:
         """Addresses or CIDR networks only; ``*`` refused (limits/clientaddr.py says why)."""
-        from crisp.server.limits.clientaddr import parse_trusted
+        from crisp.server.networks import parse_trusted
 
         parse_trusted(value)
         return value

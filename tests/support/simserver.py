@@ -11,7 +11,7 @@
   is written, no shutdown code runs); a new ``SimServer`` on the same directory is the restart.
   ``output`` holds the server's log lines.
 - ``Client``/``Player`` are ``wsclient``'s, their frames carried by ``Pipe``, a WebSocket as the
-  server's endpoint sees it (``wsloop.endpoint`` runs for each connection: its send queue, the
+  server's endpoint sees it (``socket.endpoint`` runs for each connection: its send queue, the
   close codes, text and binary frames). What a real socket adds (the handshake's Origin check,
   the frame size cap of uvicorn, the rate limit in real time) stays on real sockets.
 """
@@ -301,7 +301,7 @@ class Refused403(Exception):
 
 
 class Pipe:
-    """The server's side of one WebSocket (what ``wsloop.endpoint`` and ``Connection`` use)."""
+    """The server's side of one WebSocket (what ``socket.endpoint`` and ``Connection`` use)."""
 
     def __init__(self, client: Client, headers: dict[str, str]) -> None:
         self.client = client
@@ -343,7 +343,7 @@ class Client(wsclient.Client):
     pipe: Pipe | None = None
 
     async def connect(self, hello: bool = True, headers: dict[str, str] | None = None) -> Client:
-        from crisp.server.wire.wsloop import endpoint
+        from crisp.server.socket.endpoint import endpoint
 
         srv: SimServer = self.server
         assert not srv.dead, "the server is not running"

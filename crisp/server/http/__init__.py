@@ -1,2 +1,2 @@
-"""The HTTP side: pages and static files, hardening middleware, the access log and uvicorn's
-protocols with their limits."""
+"""The HTTP side: pages and static files, hardening middleware, the admin routes and the access
+log."""

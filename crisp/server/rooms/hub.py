@@ -269,7 +269,7 @@ class Hub:
             room.error(conn, err, about)
 
     def receive_now(self, room: Room, conn: Peer, text: str) -> bool:
-        """``receive`` without waiting, for the direct path (``wire/inbox.py``): the message is
+        """``receive`` without waiting, for the direct path (``socket/inbox.py``): the message is
         handled at once if no one holds the room's lock (nothing can come between, as under it),
         and a failed commit is told to the sender when it lands. False, and nothing done, if the
         room is held: the caller awaits ``receive`` instead, in order."""

@@ -208,12 +208,14 @@ def listen(settings: Settings) -> socket.socket:
 
 
 def uvicorn_config(settings: Settings, app: Any) -> Config:
-    """uvicorn's ``Config`` for ``app``: our protocols (uvguard), limits and logs."""
+    """uvicorn's ``Config`` for ``app``: our protocols (crisp/server/socket), limits and logs."""
     import uvicorn
     from uvicorn.config import LOGGING_CONFIG
 
-    from crisp.server.http import uvguard  # the limits uvicorn lacks: docs/limits.md
     from crisp.server.observe import logs
+    from crisp.server.socket.files import concurrency_limit
+    from crisp.server.socket.httpguard import guarded_http
+    from crisp.server.socket.websocket import websocket_protocol
 
     json_logs = settings.log_format == "json"
     return uvicorn.Config(
@@ -223,15 +225,11 @@ def uvicorn_config(settings: Settings, app: Any) -> Config:
         port=settings.port,
         log_level=settings.log_level,
         access_log=settings.access_log,
-        http=uvguard.guarded_http(settings),  # header deadline, cap on header-pending connections
-        ws=uvguard.guarded_ws(settings),  # ping/pong frames inside a budget
-        ws_max_size=settings.max_message_bytes,
-        ws_per_message_deflate=False,
-        ws_ping_interval=settings.ws_ping_after_s,  # pings only on a quiet socket (uvguard)
-        ws_ping_timeout=settings.ws_ping_timeout_s,
+        http=guarded_http(settings),  # header deadline, cap on header-pending connections
+        ws=websocket_protocol(settings),  # its size cap, pings and control budget: settings
         proxy_headers=False,  # ClientAddress (limits/clientaddr.py) reads X-Forwarded-For
         server_header=False,
-        limit_concurrency=uvguard.concurrency_limit(settings),
+        limit_concurrency=concurrency_limit(settings),
         timeout_keep_alive=settings.http_keep_alive_s,
         backlog=settings.http_backlog,
     )
@@ -239,7 +237,7 @@ def uvicorn_config(settings: Settings, app: Any) -> Config:
 
 def serve(settings: Settings) -> int:
     check_games(settings)
-    from crisp.server.http.uvguard import raise_file_limit
+    from crisp.server.socket.files import raise_file_limit
 
     raise_file_limit()  # a socket is a file: the usual 1,024 would hold about 120 rooms
     if settings.workers > 1:

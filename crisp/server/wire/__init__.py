@@ -1,2 +1,2 @@
-"""The WebSocket side: the protocol's models, parsing a frame, encoding a message, one
-connection's queue and the endpoint."""
+"""The protocol on the wire, a leaf of the server: its models, parsing a frame, encoding a
+message, close codes. The transport that carries it is ``crisp/server/socket/``."""

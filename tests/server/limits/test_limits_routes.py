@@ -21,7 +21,7 @@ from crisp.server.app import create_app
 from crisp.server.limits.clientaddr import ClientAddress, Trusted, rate_key
 from crisp.server.limits.ratelimit import CodeLimit
 from crisp.server.settings import Settings
-from crisp.server.wire.lane import WebSocketLane
+from crisp.server.socket.lane import WebSocketLane
 
 CODE = "ACFHJKMNQRWX"
 

@@ -1,5 +1,4 @@
-"""Connection-level abuse against a real ``crisp serve`` (crisp/server/http/uvguard.py), each
-beside the
+"""Connection-level abuse against a real ``crisp serve`` (crisp/server/socket/), each beside the
 same abuse against uvicorn's stock protocols for the figures before (printed, not asserted):
 
 - slow-header connections (1,100, kept open and re-opened, against a server whose file limit is

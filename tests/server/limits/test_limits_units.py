@@ -14,7 +14,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from paths import ROOT
 
-from crisp.server.http import uvguard as wire
 from crisp.server.http.guard import CSP, BodyLimit, SecurityHeaders
 from crisp.server.limits import room_limits
 from crisp.server.limits.logbudget import LogBudget
@@ -29,6 +28,8 @@ from crisp.server.limits.ratelimit import (
 from crisp.server.limits.room_limits import Candidate, HelloDeadline, close_if_silent, next_host
 from crisp.server.rooms import members
 from crisp.server.settings import Settings
+from crisp.server.socket import files
+from crisp.server.socket.pending import PendingHeaders
 from crisp.server.wire.safejson import BadJSON, depth, loads_bounded
 
 
@@ -411,7 +412,7 @@ class FakeProto:
 
 def test_pending_headers_evict_the_oldest_over_the_cap_but_not_a_fresh_burst() -> None:
     clock = FakeClock()
-    pending = wire.PendingHeaders(cap=3, timeout=10, min_age=1.0, clock=clock)
+    pending = PendingHeaders(cap=3, timeout=10, min_age=1.0, clock=clock)
     old = [FakeProto() for _ in range(3)]
     for p in old:
         pending.add(p)
@@ -429,7 +430,7 @@ def test_pending_headers_evict_the_oldest_over_the_cap_but_not_a_fresh_burst() -
 
 
 def test_pending_headers_past_twice_the_cap_evict_whatever_their_age() -> None:
-    pending = wire.PendingHeaders(cap=2, timeout=10, min_age=1.0, clock=FakeClock())
+    pending = PendingHeaders(cap=2, timeout=10, min_age=1.0, clock=FakeClock())
     protos = [FakeProto() for _ in range(6)]
     for p in protos:
         pending.add(p)  # all at the same instant: a flood faster than min_age
@@ -439,15 +440,15 @@ def test_pending_headers_past_twice_the_cap_evict_whatever_their_age() -> None:
 
 def test_uvicorn_limits_follow_the_file_limit() -> None:
     s = Settings(http_concurrency_max=10_000, http_pending_max=256)
-    assert wire.concurrency_limit(s, fds=1024) == 1024 - wire.FD_MARGIN
-    assert wire.concurrency_limit(s, fds=65536) == 10_000
-    assert wire.pending_limit(s, fds=1024) == 256
-    assert wire.pending_limit(s, fds=512) == 128
+    assert files.concurrency_limit(s, fds=1024) == 1024 - files.FD_MARGIN
+    assert files.concurrency_limit(s, fds=65536) == 10_000
+    assert files.pending_limit(s, fds=1024) == 256
+    assert files.pending_limit(s, fds=512) == 128
 
 
 def test_the_default_concurrency_holds_2000_rooms_of_8_and_http_beside_them() -> None:
     # an open WebSocket counts: at 10,000 a server past 1,250 full rooms answered HTTP 503
-    assert wire.concurrency_limit(Settings(), fds=1 << 20) >= 2000 * 8 + 1000
+    assert files.concurrency_limit(Settings(), fds=1 << 20) >= 2000 * 8 + 1000
 
 
 def test_the_server_lifts_its_soft_file_limit_to_the_hard_one() -> None:
@@ -456,7 +457,7 @@ def test_the_server_lifts_its_soft_file_limit_to_the_hard_one() -> None:
 
     code = (
         "import resource\n"
-        "from crisp.server.http.uvguard import raise_file_limit\n"
+        "from crisp.server.socket.files import raise_file_limit\n"
         "_, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))\n"
         "want = 1 << 20 if hard == resource.RLIM_INFINITY else min(hard, 1 << 20)\n"

@@ -11,7 +11,7 @@ import weakref
 import pytest
 from pydantic import ValidationError
 
-from crisp.server.run.gcpolicy import GcPolicy
+from crisp.server.gcpolicy import GcPolicy
 from crisp.server.settings import Settings
 
 

@@ -2,7 +2,7 @@
 R-SEE-REVEAL, R-NO-TRACE) on what each connection of the server received, checked by the
 independent ``leakcheck`` against the game's record (downloaded after ``game_over``).
 
-Most games run in-process (``simserver``: the real app, one ``wsloop.endpoint`` per connection,
+Most games run in-process (``simserver``: the real app, one ``socket.endpoint`` per connection,
 exactly the frames the room sends, on a virtual clock); two run on a real ``crisp serve`` process
 with real WebSockets (``test_real_socket_games_leak_nothing``: the frames as they cross the wire,
 and the access log of uvicorn among the server's output).

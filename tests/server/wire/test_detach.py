@@ -1,4 +1,4 @@
-"""A detached WebSocket (crisp/server/http/uvguard.py ``detach``; issue 22, memory per socket):
+"""A detached WebSocket (crisp/server/socket/websocket.py ``detach``; memory per socket):
 the app's ASGI call returns at once and the socket stays open; its text messages reach the
 receiver, its binary ones the binary handler, both in the order sent and after whatever was
 queued before; its end (the peer's close, or the app's own) runs the app's ending once, and the
@@ -8,6 +8,7 @@ playing with no call of the app suspended for them."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -18,11 +19,12 @@ from cluster import http
 from starlette.websockets import WebSocket
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request
 
 from crisp.server.app import create_app
-from crisp.server.http.directsend import EXTENSION
-from crisp.server.http.uvguard import guarded_ws
 from crisp.server.settings import Settings
+from crisp.server.socket.direct import EXTENSION
+from crisp.server.socket.websocket import websocket_protocol
 from tests.support.inthread import serving
 
 Event = tuple[str, Any]
@@ -80,7 +82,7 @@ def test_the_call_returns_and_the_socket_plays_on_until_the_peer_closes(tmp_path
             heard.append(str(await asyncio.wait_for(ws.recv(), 5)))
         return heard
 
-    with serving(detaching_app(events), ws=guarded_ws(Settings(data_dir=tmp_path))) as port:
+    with serving(detaching_app(events), ws=websocket_protocol(Settings(data_dir=tmp_path))) as port:
         heard = asyncio.run(client(port))
         for _ in range(100):  # the ending runs in the server's thread once the close is read
             if ("ended", None) in events:
@@ -116,7 +118,7 @@ def close_code(
                     await asyncio.wait_for(ws.recv(), 5)
         codes.append(ws.close_code)
 
-    with serving(app, ws=guarded_ws(Settings(data_dir=tmp_path))) as port:
+    with serving(app, ws=websocket_protocol(Settings(data_dir=tmp_path))) as port:
         asyncio.run(client(port))
     assert len(codes) == 1 and codes[0] is not None
     return codes[0]
@@ -144,9 +146,9 @@ def test_a_detached_socket_keeps_a_text_not_in_utf8_closing_with_1007(tmp_path: 
 
 
 def test_the_game_servers_sockets_are_detached(tmp_path: Path) -> None:
-    """Through the whole app on a guarded uvicorn: a player's socket is served with no ASGI call
-    of the app left running, and it plays (hello, ping); nor does it keep the handshake's
-    request (websockets' parser kept it in a local) or headers."""
+    """Through the whole app on uvicorn with our protocol: a player's socket is served with no
+    ASGI call of the app left running, and it plays (hello, ping); nor does the server keep the
+    handshake's request (only the client's own is left in the process) or headers."""
     settings = Settings(data_dir=tmp_path)
     app = create_app(settings)
     running: list[int] = []
@@ -162,23 +164,25 @@ def test_the_game_servers_sockets_are_detached(tmp_path: Path) -> None:
             while "pong" not in kinds:
                 kinds.append(json.loads(await asyncio.wait_for(ws.recv(), 5))["type"])
             running.append(len(server_tasks()))
-            protocol = protocols[0]
-            kept.append("request" in protocol.conn.parser.gi_frame.f_locals)
-            kept.append(bool(protocol.scope["headers"]))
+            gc.collect()
+            requests = [o for o in gc.get_objects() if isinstance(o, Request)]
+            kept.append([r for r in requests if r is not ws.request] != [])  # the client's own
+            conns = app.state.hub.rooms[room["code"]].conns
+            kept.append(any(conn.ws.scope["headers"] for conn in conns))
             return kinds
 
     tasks_of: list[Any] = []
-    protocols: list[Any] = []
     kept: list[bool] = []
 
     def server_tasks() -> list[Any]:
         return [t for t in tasks_of[0] if not t.done()] if tasks_of else []
 
-    class Spy(guarded_ws(settings)):  # type: ignore[misc]
+    class Spy(websocket_protocol(settings)):  # type: ignore[misc]
+        __slots__ = ()
+
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
-            tasks_of[:] = [self.tasks]
-            protocols[:] = [self]
+            tasks_of[:] = [self.server_state.tasks]
 
     with serving(app, ws=Spy) as port:
         kinds = asyncio.run(client(port))

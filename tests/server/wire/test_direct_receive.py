@@ -1,5 +1,5 @@
-"""The direct receive path (issue 22; crisp/server/http/uvguard.py ``deliver``, wire/inbox.py): a
-guarded uvicorn hands each text message to the app's receiver as it is parsed, in the order sent,
+"""The direct receive path (crisp/server/socket/websocket.py ``deliver``, socket/inbox.py): our
+WebSocket protocol hands each text message to the app's receiver as it is parsed, in the order sent,
 after whatever was queued as ASGI events before the receiver was given; binary messages and the
 disconnect still come as ASGI events; a text that is not UTF-8 closes with 1007 either way. And
 the inbox: a message that finds its room held waits, and so does every later one of its socket,
@@ -18,11 +18,11 @@ from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from crisp.server.http.directsend import EXTENSION
-from crisp.server.http.uvguard import guarded_ws
 from crisp.server.settings import Settings
-from crisp.server.wire.connection import Connection
-from crisp.server.wire.inbox import Inbox
+from crisp.server.socket.connection import Connection
+from crisp.server.socket.direct import EXTENSION
+from crisp.server.socket.inbox import Inbox
+from crisp.server.socket.websocket import websocket_protocol
 from tests.support.inthread import serving
 
 Event = tuple[str, Any]
@@ -69,7 +69,9 @@ def test_text_messages_reach_the_receiver_in_order_after_the_queued_ones(
 ) -> None:
     events: list[Event] = []
     script: list[str | bytes] = ["one", "two", "three", "クリスプ 🃏", b"\x00bin", "four"]
-    with serving(receiving_app(events, 2), ws=guarded_ws(Settings(data_dir=tmp_path))) as port:
+    with serving(
+        receiving_app(events, 2), ws=websocket_protocol(Settings(data_dir=tmp_path))
+    ) as port:
         run_client(port, script)
     assert events[:4] == [
         ("asgi", "one"),
@@ -99,7 +101,9 @@ def test_a_text_not_in_utf8_closes_with_1007_on_the_direct_path(tmp_path: Path) 
                 await asyncio.wait_for(ws.recv(), 5)
         codes.append(ws.close_code)
 
-    with serving(receiving_app(events, 0), ws=guarded_ws(Settings(data_dir=tmp_path))) as port:
+    with serving(
+        receiving_app(events, 0), ws=websocket_protocol(Settings(data_dir=tmp_path))
+    ) as port:
         asyncio.run(client(port))
     assert ("direct", "fine") in events
     assert codes == [1007]

@@ -1,8 +1,8 @@
-"""The writer's own text frames (crisp/server/http/directsend.py; issue 22, "fewer, bigger
-writes"): frames that websockets itself parses back to the same texts, a writer that puts
-everything queued in one write where the server offers the direct path (after the transport has
-drained), the ASGI ``send`` where it does not, and a real uvicorn with ``guarded_ws`` whose
-frames a real client reads."""
+"""The writer's own text frames (crisp/server/socket/frames.py, direct.py): frames that
+websockets itself parses back to the same texts, a writer that puts everything queued in one
+write where the server offers the direct path (after the transport has drained), the ASGI
+``send`` where it does not, and a real uvicorn with our WebSocket protocol whose frames a real
+client reads."""
 
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ from websockets.exceptions import ConnectionClosedOK
 from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
-from crisp.server.http.directsend import EXTENSION, text_frame, text_frames
-from crisp.server.http.uvguard import guarded_ws
 from crisp.server.settings import Settings
-from crisp.server.wire.connection import Connection
+from crisp.server.socket.connection import Connection
+from crisp.server.socket.direct import EXTENSION
+from crisp.server.socket.frames import text_frame, text_frames
+from crisp.server.socket.websocket import websocket_protocol
 from tests.support.inthread import serving
 
 # Every length class of RFC 6455 §5.2 (7 bits, 16 bits, 64 bits) at its edges, and UTF-8.
@@ -166,7 +167,7 @@ def test_without_the_direct_path_the_writer_sends_through_asgi() -> None:
     asyncio.run(main())
 
 
-def test_a_real_client_reads_the_frames_of_a_guarded_uvicorn(tmp_path: Path) -> None:
+def test_a_real_client_reads_the_frames_of_our_websocket_protocol(tmp_path: Path) -> None:
     offered: list[bool] = []
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
@@ -188,7 +189,7 @@ def test_a_real_client_reads_the_frames_of_a_guarded_uvicorn(tmp_path: Path) -> 
                     got.append(str(await client.recv()))
         return got, client.close_code
 
-    ws_class = guarded_ws(Settings(data_dir=tmp_path))
+    ws_class = websocket_protocol(Settings(data_dir=tmp_path))
     with serving(app, ws=ws_class, lifespan="off") as port:
         got, code = asyncio.run(read())
     assert offered == [True]

@@ -27,7 +27,7 @@ from crisp.engine.crisp.messages import Out
 from crisp.engine.crisp.simulate import Policy, play_random
 from crisp.games.crisp import wire as E
 from crisp.server import app
-from crisp.server.wire import inbox
+from crisp.server.socket import inbox
 from crisp.server.wire import protocol as P
 from tools import protocol_doc
 

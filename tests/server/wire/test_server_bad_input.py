@@ -755,10 +755,10 @@ def test_illegal_actions_are_refused_with_their_rule(tmp_path: Path) -> None:
 
 
 def test_oversized_messages_close_1009_and_the_room_plays_on(real_server: ServerProcess) -> None:
-    """On a real process (the frame cap is uvicorn's ws_max_size). Size cap (max_message_bytes
-    4096): a message of exactly 4096 bytes is accepted (a ping, and a legitimate draw); one byte
-    more closes that connection with 1009 (or answers too_large); the cap counts bytes, not
-    characters; the others play on."""
+    """On a real process (the frame cap is websockets' max_size in the server's protocol). Size
+    cap (max_message_bytes 4096): a message of exactly 4096 bytes is accepted (a ping, and a
+    legitimate draw); one byte more closes that connection with 1009 (or answers too_large); the
+    cap counts bytes, not characters; the others play on."""
 
     async def main() -> None:
         t = await open_table(real_server)

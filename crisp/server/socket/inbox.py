@@ -1,4 +1,4 @@
-"""A socket's text messages as the protocol parses them (the direct path, ``directsend.py``).
+"""A socket's text messages as the protocol parses them (the direct path, ``direct.py``).
 
 Each message is rate-limited, then handled at once if its room is free (``Hub.receive_now``):
 no ASGI event, no await, no wake-up of the socket's task. While someone holds the room's lock (a
@@ -15,8 +15,8 @@ import logging
 from crisp.server.rooms.hub import Hub
 from crisp.server.rooms.refused import Refused
 from crisp.server.rooms.room import Room
+from crisp.server.socket.connection import Connection
 from crisp.server.wire.closecodes import CloseCode
-from crisp.server.wire.connection import Connection
 
 log = logging.getLogger("crisp.server")
 FLOOD_LIMIT = 200  # frames refused in a row by the rate limit before the connection is closed

@@ -3,7 +3,7 @@ identity (member and seat, from the token of its ``hello``), and its rate limit.
 
 Everything queued in one turn of the event loop goes out in one write, at the end of that turn:
 one frame of them all to a phone that asked for arrays, else a frame each. Where the server
-offers the direct path (``directsend.py``) the connection frames them itself and writes them to
+offers the direct path (``direct.py``) the connection frames them itself and writes them to
 the transport from a callback, with no task of its own: a task runs only while the transport is
 full (until it drains) and to close. Elsewhere a writer task sends them through the ASGI
 ``send``."""
@@ -18,7 +18,8 @@ from collections.abc import Coroutine
 
 from starlette.websockets import WebSocket
 
-from crisp.server.http.directsend import EXTENSION, DirectSocket, text_frame, text_frames
+from crisp.server.socket.direct import EXTENSION, DirectSocket
+from crisp.server.socket.frames import text_frame, text_frames
 from crisp.server.wire.closecodes import CloseCode
 from crisp.server.wire.frames import frame
 
@@ -47,7 +48,7 @@ class TokenBucket:
 
 
 class Connection:
-    # One per socket, alive as long as its phone: no per-instance dict (issue 22, memory).
+    # One per socket, alive as long as its phone: no per-instance dict.
     __slots__ = (
         "arrays",
         "bucket",

@@ -16,9 +16,9 @@ from crisp.server.rooms.hub import Hub
 from crisp.server.rooms.members import normalize_code
 from crisp.server.rooms.room import Room
 from crisp.server.settings import Settings
+from crisp.server.socket.connection import Connection
+from crisp.server.socket.inbox import Inbox, admitted, refuse_binary
 from crisp.server.wire.closecodes import CloseCode
-from crisp.server.wire.connection import Connection
-from crisp.server.wire.inbox import Inbox, admitted, refuse_binary
 
 log = logging.getLogger("crisp.server")
 

@@ -1,4 +1,4 @@
-"""WebSockets at ``/ws/{code}`` served straight from the ASGI scope (issue 22: memory per socket).
+"""WebSockets at ``/ws/{code}`` served straight from the ASGI scope (memory per socket).
 
 A WebSocket lives as long as its phone stays: every layer it passes through keeps a suspended
 frame for all that time. Through FastAPI's router (its exception middleware, routing, dependency
