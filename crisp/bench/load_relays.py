@@ -33,6 +33,7 @@ import json
 import random
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -233,11 +234,31 @@ def unavailable(kind: str) -> str | None:
         return "Node.js is not installed"
     if not (COLYSEUS_DIR / "node_modules" / "@colyseus" / "core").is_dir():
         return f"its npm packages are not installed: npm ci --prefix {COLYSEUS_DIR}"
-    if kind == DURABLE and not SQLITE_ADDON.is_file():
-        return (
-            "better-sqlite3 is not built (it compiles at install): "
-            f"npm rebuild better-sqlite3 --nodedir=/usr --prefix {COLYSEUS_DIR}"
-        )
+    if kind == DURABLE:
+        return sqlite_unavailable()
+    return None
+
+
+def sqlite_unavailable() -> str | None:
+    """Why the durable relay's better-sqlite3 cannot be loaded here (not built, or built for
+    another Node.js), or None."""
+    rebuild = (
+        f"npm rebuild better-sqlite3 --build-from-source --nodedir=/usr --prefix {COLYSEUS_DIR}"
+    )
+    if not SQLITE_ADDON.is_file():
+        return f"better-sqlite3 is not built (it compiles at install): {rebuild}"
+    probe = subprocess.run(
+        ["node", "-e", "require('better-sqlite3')"],
+        check=False,
+        cwd=COLYSEUS_DIR,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if probe.returncode != 0:
+        lines = [line for line in probe.stderr.splitlines() if line.strip()]
+        why = next((line for line in lines if "Error" in line), lines[-1] if lines else "")
+        return f"better-sqlite3 does not load ({why.strip()}): {rebuild}"
     return None
 
 

@@ -5,12 +5,13 @@ durable relay stores each message before it broadcasts it: not a timed test."""
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from crisp.bench import load
+from crisp.bench import load, load_relays
 from crisp.bench.load import server_env
 from crisp.bench.load_relays import (
     DURABLE,
@@ -100,3 +101,16 @@ def test_the_bench_prints_the_durable_row_with_its_store(
     out = capsys.readouterr().out
     assert f"relay {DURABLE}, the same traffic" in out
     assert f"its store: {row['store']['commits']} commits of {row['store']['changes']}" in out
+
+
+def test_the_durable_row_says_why_it_cannot_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
+    monkeypatch.setattr(load_relays, "SQLITE_ADDON", tmp_path / "better_sqlite3.node")
+    assert "better-sqlite3 is not built" in (load_relays.sqlite_unavailable() or "")
+    (tmp_path / "better_sqlite3.node").write_bytes(b"")
+    monkeypatch.setattr(load_relays, "COLYSEUS_DIR", tmp_path)  # no node_modules there
+    why = load_relays.sqlite_unavailable() or ""
+    assert why.startswith("better-sqlite3 does not load (") and "npm rebuild" in why
