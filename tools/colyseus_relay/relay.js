@@ -1,7 +1,8 @@
 // A Colyseus 0.16 relay room of 8, for `crisp bench load`'s comparison rows
 // (crisp/bench/load_relays.py; in tools/ since it is not part of the wheel).
 // Each message a client sends is broadcast to every client of its room (itself included), as
-// crisp.bench.load_baseline does on Crisp's own stack. No game logic, no state, no schema.
+// crisp.bench.load_baseline does on Crisp's own stack. No game logic, no room state, no Colyseus
+// schema.
 // Durable (given DB_FILE): each message is first stored as Crisp stores a change (store.js: its
 // SQLite settings and statements, one transaction per event-loop turn), then broadcast; at a stop,
 // the store's figures (commits, changes, µs a commit) are written to DB_FILE.figures.json.
