@@ -242,9 +242,7 @@ def unavailable(kind: str) -> str | None:
 def sqlite_unavailable() -> str | None:
     """Why the durable relay's better-sqlite3 cannot be loaded here (not built, or built for
     another Node.js), or None."""
-    rebuild = (
-        f"npm rebuild better-sqlite3 --build-from-source --nodedir=/usr --prefix {COLYSEUS_DIR}"
-    )
+    rebuild = f"npm rebuild better-sqlite3 --nodedir=/usr --prefix {COLYSEUS_DIR}"
     if not SQLITE_ADDON.is_file():
         return f"better-sqlite3 is not built (it compiles at install): {rebuild}"
     probe = subprocess.run(
