@@ -163,12 +163,12 @@ def _bench_load(args: argparse.Namespace) -> int:
 
 
 def _relays(value: str) -> tuple[str, ...]:
+    from crisp.bench.load_relays import KINDS
+
     kinds = tuple(k.strip() for k in value.split(",") if k.strip())
-    unknown = [k for k in kinds if k not in ("fastapi", "colyseus")]
+    unknown = [k for k in kinds if k not in KINDS]
     if unknown or not kinds:
-        raise argparse.ArgumentTypeError(
-            f"{value!r}: a comma-separated list of fastapi and colyseus"
-        )
+        raise argparse.ArgumentTypeError(f"{value!r}: a comma-separated list of {', '.join(KINDS)}")
     return kinds
 
 
@@ -550,8 +550,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=(),
         metavar="KINDS",
         help="after each human-pace run, the same traffic through bare relays: comma-separated, "
-        "of fastapi (Crisp's stack, no game) and colyseus (Colyseus 0.16, tools/colyseus_relay: "
-        "needs Node.js and npm ci there)",
+        "of fastapi (Crisp's stack, no game), colyseus (Colyseus 0.16, tools/colyseus_relay: "
+        "needs Node.js and npm ci there) and colyseus-durable (the same, storing each message "
+        "before it broadcasts it as Crisp stores a change: SQLite through better-sqlite3)",
     )
     bl.add_argument("--json", action="store_true")
     bl.set_defaults(func=_bench_load)

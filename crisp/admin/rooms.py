@@ -139,6 +139,11 @@ def _age(seconds: float) -> str:
     return f"{seconds / 86400:.0f}d"
 
 
+def _aligned(values: list[str], widths: list[int]) -> str:
+    """One line of the table: each value padded to its column's width, two spaces between."""
+    return "  ".join(v.ljust(w) for v, w in zip(values, widths, strict=True)).rstrip()
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     """The rooms as aligned columns (code, game, phase, seats, members, age)."""
     lines = [list(c.upper() for c in COLUMNS)]
@@ -146,7 +151,6 @@ def table(rows: list[dict[str, Any]]) -> str:
         seats = "-" if r.get("seats") is None else str(r["seats"])
         lines.append([r["code"], r["game"], r["phase"], seats, str(r["members"]), _age(r["age_s"])])
     widths = [max(len(line[i]) for line in lines) for i in range(len(COLUMNS))]
-    text = ["  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)).rstrip()
-            for line in lines]  # fmt: skip
+    text = [_aligned(line, widths) for line in lines]
     text.append(f"{len(rows)} rooms")
     return "\n".join(text)

@@ -979,6 +979,12 @@ def relay_row(
             f"{row['p99_ms']} ms, {row['kb_per_room']} KB/room; the game needs "
             f"{row['game_cpu_ratio']}x its CPU and {row['game_memory_ratio']}x its memory"
         )
+        if "store" in row:
+            store = row["store"]
+            print(
+                f"    its store: {store['commits']} commits of {store['changes']} changes "
+                f"({store['changes_per_commit']} a commit), {store['commit_us']} us a commit"
+            )
     return row
 
 

@@ -6,17 +6,24 @@ some mean size. A relay room here carries exactly that: R rooms of 8 sockets; in
 player at a time "acts" after a random pause (mean: the game's measured time between a room's
 actions), sending the frames of one action; the relay re-sends each frame to the room's 8 sockets,
 the sender included. So the relay delivers the same frames per second, of the same size, to the
-same number of sockets as the game did, with no rules, no views and no store: the price of the
-transport alone. Two relays:
+same number of sockets as the game did, with no rules and no views: the price of the transport
+(and, for the durable relay, of storing as Crisp stores). Three relays:
 
 - ``fastapi``: ``crisp.bench.load_baseline``, FastAPI + uvicorn with ``crisp serve``'s settings.
 - ``colyseus``: a Colyseus 0.16 room (npm ``@colyseus/core`` + ``@colyseus/ws-transport``,
   ``tools/colyseus_relay/relay.js``), its own matchmaking (``POST /matchmake/joinOrCreate/relay``)
   and binary protocol (``JOIN_ROOM`` acknowledged, ``ROOM_DATA`` with a msgpack string: the frame's
   text). Needs Node.js and the packages (``npm ci`` in that folder, once, with the registry).
+- ``colyseus-durable``: the same room storing each message before it broadcasts it, as Crisp
+  stores a change (``tools/colyseus_relay/store.js``, npm ``better-sqlite3``: Crisp's schema, WAL,
+  ``synchronous=NORMAL``, checkpoints in a worker thread; per room and event-loop turn one
+  ``UPDATE`` of its row and one ``INSERT`` into its log per message, every room of the turn in
+  one transaction, the messages sent after its commit). better-sqlite3 compiles from source at
+  ``npm ci`` (Node's headers: ``--nodedir=/usr`` with Debian's Node.js).
 
 Figures (as the game's): server CPU, latency from a send to the last of the 8 receipts (p50,
-p99), memory per room (RSS with the rooms open minus the empty server's, divided by R).
+p99), memory per room (RSS with the rooms open minus the empty server's, divided by R); for the
+durable relay also its store's commits, changes and mean time of a commit on the event loop.
 """
 
 from __future__ import annotations
@@ -26,7 +33,9 @@ import json
 import random
 import shutil
 import socket
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +47,10 @@ from crisp.bench.load_ws import WsConn, connect
 HOST = "127.0.0.1"
 # in a checkout, beside the tools (not in the wheel: it is a benchmark's Node.js program)
 COLYSEUS_DIR = Path(__file__).resolve().parents[2] / "tools" / "colyseus_relay"
+SQLITE_ADDON = COLYSEUS_DIR / "node_modules/better-sqlite3/build/Release/better_sqlite3.node"
+#: The relays, as ``--relays`` names them.
+KINDS = ("fastapi", "colyseus", "colyseus-durable")
+DURABLE = "colyseus-durable"
 JOIN_ROOM, ROOM_DATA = 10, 13
 TYPE = b"\xa1m"  # the message type "m", as Colyseus encodes a short string
 
@@ -183,7 +196,8 @@ async def drive(
     rooms open, read before they start acting."""
     stats = Stats()
     rng = random.Random(7)
-    rooms = [RelayRoom(stats, traffic, kind == "colyseus", rng) for _ in range(traffic.rooms)]
+    colyseus = kind != "fastapi"
+    rooms = [RelayRoom(stats, traffic, colyseus, rng) for _ in range(traffic.rooms)]
     jobs = [
         lambda room=room, i=i, k=k: join(port, room, i, k)
         for i, room in enumerate(rooms)
@@ -214,19 +228,52 @@ def free_port() -> int:
 
 def unavailable(kind: str) -> str | None:
     """Why the relay ``kind`` cannot run here, or None."""
-    if kind != "colyseus":
+    if kind == "fastapi":
         return None
     if shutil.which("node") is None:
         return "Node.js is not installed"
     if not (COLYSEUS_DIR / "node_modules" / "@colyseus" / "core").is_dir():
         return f"its npm packages are not installed: npm ci --prefix {COLYSEUS_DIR}"
+    if kind == DURABLE:
+        return sqlite_unavailable()
     return None
 
 
-def relay_argv(kind: str) -> list[str]:
-    if kind == "colyseus":
-        return ["node", str(COLYSEUS_DIR / "relay.js"), str(free_port())]
-    return [sys.executable, "-m", "crisp.bench.load_baseline", "--host", HOST, "--port", "0"]
+def sqlite_unavailable() -> str | None:
+    """Why the durable relay's better-sqlite3 cannot be loaded here (not built, or built for
+    another Node.js), or None."""
+    rebuild = f"npm rebuild better-sqlite3 --nodedir=/usr --prefix {COLYSEUS_DIR}"
+    if not SQLITE_ADDON.is_file():
+        return f"better-sqlite3 is not built (it compiles at install): {rebuild}"
+    probe = subprocess.run(
+        ["node", "-e", "require('better-sqlite3')"],
+        check=False,
+        cwd=COLYSEUS_DIR,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if probe.returncode != 0:
+        lines = [line for line in probe.stderr.splitlines() if line.strip()]
+        why = next((line for line in lines if "Error" in line), lines[-1] if lines else "")
+        return f"better-sqlite3 does not load ({why.strip()}): {rebuild}"
+    return None
+
+
+def relay_argv(kind: str, db_file: Path | None) -> list[str]:
+    """The relay's command line; the durable one stores into ``db_file``."""
+    if kind == "fastapi":
+        return [sys.executable, "-m", "crisp.bench.load_baseline", "--host", HOST, "--port", "0"]
+    store = [str(db_file)] if db_file is not None else []
+    return ["node", str(COLYSEUS_DIR / "relay.js"), str(free_port()), *store]
+
+
+def store_figures(db_file: Path) -> dict[str, Any]:
+    """What the durable relay wrote at its stop: its commits, changes and µs a commit."""
+    figures: dict[str, Any] = json.loads(Path(f"{db_file}.figures.json").read_text())
+    commits = figures["commits"]
+    figures["changes_per_commit"] = round(figures["changes"] / commits, 2) if commits else None
+    return figures
 
 
 def run_relay(
@@ -236,9 +283,30 @@ def run_relay(
     seconds: float,
     env: dict[str, str],
     server_core: set[int] | None,
+    store_dir: Path | None = None,
 ) -> dict[str, Any]:
-    """One relay row: the same traffic as the game's human-pace run, through ``kind``."""
-    server = Server(relay_argv(kind), env, server_core)
+    """One relay row: the same traffic as the game's human-pace run, through ``kind``. The
+    durable relay's database is ``relay.sqlite3`` in ``store_dir`` (default: a temporary
+    directory, removed after)."""
+    if kind != DURABLE:
+        return measure_relay(kind, traffic, warmup, seconds, env, server_core, None)
+    with tempfile.TemporaryDirectory(prefix="crisp-relay-") as tmp:
+        db_file = (store_dir or Path(tmp)) / "relay.sqlite3"
+        row = measure_relay(kind, traffic, warmup, seconds, env, server_core, db_file)
+        row["store"] = store_figures(db_file)
+        return row
+
+
+def measure_relay(
+    kind: str,
+    traffic: Traffic,
+    warmup: float,
+    seconds: float,
+    env: dict[str, str],
+    server_core: set[int] | None,
+    db_file: Path | None,
+) -> dict[str, Any]:
+    server = Server(relay_argv(kind, db_file), env, server_core)
     try:
         time.sleep(0.5)
         rss_empty = mem_kb(server.pid, "VmRSS")
