@@ -10,11 +10,8 @@ and the wheelhouse is not there yet. Run with ``-s`` to see the install-and-star
 from __future__ import annotations
 
 import email
-import hashlib
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -27,106 +24,25 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-DIST_NAME = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
-VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
-STEM = f"{DIST_NAME.replace('-', '_')}-{VERSION}"
-# PEP 517's hooks of the build backend the test venv holds (requirements-build.lock): no download.
-BUILD = (
-    "import sys; from setuptools import build_meta as b; "
-    "print(getattr(b, sys.argv[1])(sys.argv[2]))"
+from wheelkit import (
+    DIST_NAME,
+    ROOT,
+    STEM,
+    VERSION,
+    build,
+    env_without_the_repo,
+    forbidden,
+    run,
+    tracked,
+    wheelhouse,
 )
+
 URL = re.compile(r"http://127\.0\.0\.1:(\d+)/")
-# Never in an sdist or a wheel: environments, caches, VCS data, databases, test output.
-NEVER = {".venv", ".git", "__pycache__", "node_modules", ".pytest_cache", ".mypy_cache"}
-NEVER |= {".ruff_cache", ".hypothesis", "artifacts", "crisp-data", "tests"}
-NEVER_SUFFIXES = (".pyc", ".pyo", ".sqlite3", ".sqlite3-wal", ".sqlite3-shm")
-
-
-def run(cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
-    done = subprocess.run(
-        cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False
-    )
-    assert done.returncode == 0, f"{cmd}\n{done.stdout}\n{done.stderr}"
-    return done.stdout
-
-
-def tracked(under: str = ".") -> list[str]:
-    """The files a clean clone has (tracked, or new and not ignored), relative to the root."""
-    listed = run(["git", "ls-files", "-z", "-c", "-o", "--exclude-standard", "--", under], cwd=ROOT)
-    return sorted(p for p in listed.split("\0") if p and (ROOT / p).is_file())
-
-
-def clean_copy(dest: Path) -> Path:
-    """The source as a clean clone has it (a build writes its egg-info there, not in the
-    checkout)."""
-    for rel in tracked():
-        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / rel, dest / rel)
-    return dest
-
-
-def forbidden(names: list[str]) -> list[str]:
-    return [n for n in names if NEVER & set(n.split("/")) or n.endswith(NEVER_SUFFIXES)]
-
-
-def env_without_the_repo() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
-
-
-# -- the lock's dependencies, downloaded once ------------------------------------------------------
-
-
-def index_reachable() -> bool:
-    try:
-        with urllib.request.urlopen("https://pypi.org/simple/pip/", timeout=15):
-            return True
-    except (urllib.error.URLError, OSError):
-        return False
-
-
-def wheelhouse() -> Path:
-    """The wheels requirements.lock pins (hash-checked), downloaded once per lock."""
-    lock = (ROOT / "requirements.lock").read_bytes()
-    house = Path(sys.prefix) / "crisp-wheelhouse" / hashlib.sha256(lock).hexdigest()[:16]
-    if house.is_dir():
-        return house
-    partial = house.with_name(house.name + f".{os.getpid()}")
-    pip = [sys.executable, "-m", "pip", "download", "--quiet", "--require-hashes", "--no-deps"]
-    done = subprocess.run(
-        [*pip, "-r", str(ROOT / "requirements.lock"), "-d", str(partial)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if done.returncode != 0:
-        shutil.rmtree(partial, ignore_errors=True)
-        if not index_reachable():
-            pytest.skip("the package index is unreachable and the lock's wheels are not cached")
-        raise AssertionError(f"pip download failed:\n{done.stderr}")
-    partial.rename(house)
-    return house
-
-
-# -- the build -------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The sdist (from a clean copy of the source) and the wheel (from the unpacked sdist)."""
-    work = tmp_path_factory.mktemp("build")
-    source = clean_copy(work / "source")
-    dist = work / "dist"
-    sdist = (
-        dist / run([sys.executable, "-c", BUILD, "build_sdist", str(dist)], cwd=source).split()[-1]
-    )
-    with tarfile.open(sdist) as tar:
-        tar.extractall(work / "unpacked", filter="data")
-    unpacked = work / "unpacked" / STEM
-    built_wheel = run([sys.executable, "-c", BUILD, "build_wheel", str(dist)], cwd=unpacked)
-    return {"sdist": sdist, "wheel": dist / built_wheel.split()[-1]}
+    return build(tmp_path_factory.mktemp("build"))
 
 
 def test_the_sdist_holds_the_package_docs_and_locks_and_nothing_else(
