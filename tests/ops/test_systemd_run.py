@@ -52,6 +52,7 @@ def debian_root() -> Path:
     root = CACHE / f"systemd-root-{hashlib.sha256(PACKAGES.encode()).hexdigest()[:12]}"
     if root.is_dir():
         return root
+    CACHE.mkdir(parents=True, exist_ok=True)
     partial = root.with_name(root.name + f".{os.getpid()}")
     assert MMDEBSTRAP is not None
     done = subprocess.run(
