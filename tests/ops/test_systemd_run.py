@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from wheelkit import ROOT, build, wheelhouse
+from wheelkit import ROOT, build, only_one_maker, wheelhouse
 
 NSPAWN = shutil.which("systemd-nspawn")
 MMDEBSTRAP = shutil.which("mmdebstrap")
@@ -53,26 +53,27 @@ systemctl enable --now crisp
 def debian_root() -> Path:
     """A minimal Debian root with systemd and Python, made once per package list."""
     root = CACHE / f"systemd-root-{hashlib.sha256(PACKAGES.encode()).hexdigest()[:12]}"
-    if root.is_dir():
-        return root
-    CACHE.mkdir(parents=True, exist_ok=True)
-    partial = root.with_name(root.name + f".{os.getpid()}")
-    assert MMDEBSTRAP is not None
-    done = subprocess.run(
-        [MMDEBSTRAP, "--variant=minbase", f"--include={PACKAGES}", "bookworm", str(partial)],
-        capture_output=True,
-        text=True,
-        timeout=1200,
-        check=False,
-    )
-    if done.returncode != 0:
+    with only_one_maker(root):
+        if root.is_dir():
+            return root
+        partial = root.with_name(root.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
-        try:
-            urllib.request.urlopen("http://deb.debian.org/debian/", timeout=15).close()
-        except (urllib.error.URLError, OSError):
-            pytest.skip("the Debian mirror is unreachable and no Debian root is cached")
-        raise AssertionError(f"mmdebstrap failed:\n{done.stderr[-3000:]}")
-    partial.rename(root)
+        assert MMDEBSTRAP is not None
+        done = subprocess.run(
+            [MMDEBSTRAP, "--variant=minbase", f"--include={PACKAGES}", "bookworm", str(partial)],
+            capture_output=True,
+            text=True,
+            timeout=1200,
+            check=False,
+        )
+        if done.returncode != 0:
+            shutil.rmtree(partial, ignore_errors=True)
+            try:
+                urllib.request.urlopen("http://deb.debian.org/debian/", timeout=15).close()
+            except (urllib.error.URLError, OSError):
+                pytest.skip("the Debian mirror is unreachable and no Debian root is cached")
+            raise AssertionError(f"mmdebstrap failed:\n{done.stderr[-3000:]}")
+        partial.rename(root)
     return root
 
 

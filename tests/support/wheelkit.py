@@ -5,6 +5,8 @@ wheels requirements.lock pins, downloaded once per lock beside the test venv (of
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import shutil
@@ -14,6 +16,7 @@ import tarfile
 import tomllib
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -72,31 +75,39 @@ def index_reachable() -> bool:
         return False
 
 
+@contextlib.contextmanager
+def only_one_maker(target: Path) -> Iterator[None]:
+    """Held while ``target`` is made: parallel test workers make it once, the others wait."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.with_name(target.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def wheelhouse() -> Path:
     """The wheels requirements.lock pins (hash-checked), downloaded once per lock."""
     lock = (ROOT / "requirements.lock").read_bytes()
     house = Path(sys.prefix) / "crisp-wheelhouse" / hashlib.sha256(lock).hexdigest()[:16]
-    if house.is_dir():
-        return house
-    partial = house.with_name(house.name + f".{os.getpid()}")
-    pip = [sys.executable, "-m", "pip", "download", "--quiet", "--require-hashes", "--no-deps"]
-    done = subprocess.run(
-        [*pip, "-r", str(ROOT / "requirements.lock"), "-d", str(partial)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if done.returncode != 0:
+    with only_one_maker(house):
+        if house.is_dir():
+            return house
+        partial = house.with_name(house.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
-        if not index_reachable():
-            pytest.skip("the package index is unreachable and the lock's wheels are not cached")
-        raise AssertionError(f"pip download failed:\n{done.stderr}")
-    partial.rename(house)
+        pip = [sys.executable, "-m", "pip", "download", "--quiet", "--require-hashes", "--no-deps"]
+        done = subprocess.run(
+            [*pip, "-r", str(ROOT / "requirements.lock"), "-d", str(partial)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        if done.returncode != 0:
+            shutil.rmtree(partial, ignore_errors=True)
+            if not index_reachable():
+                pytest.skip("the package index is unreachable and the lock's wheels are not cached")
+            raise AssertionError(f"pip download failed:\n{done.stderr}")
+        partial.rename(house)
     return house
-
-
-# -- the build -------------------------------------------------------------------------------------
 
 
 def build(work: Path) -> dict[str, Path]:
