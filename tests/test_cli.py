@@ -470,10 +470,13 @@ def test_finding_10_crisp_version() -> None:
     """Issue 21 finding 10: ``crisp --version`` was refused; it prints the package's version."""
     from importlib.metadata import version
 
+    from crisp.version import DISTRIBUTION
+
     done = crisp("--version")
-    assert (done.returncode, done.stdout, done.stderr) == (0, f"crisp {version('crisp')}\n", "")
+    said = f"crisp {version(DISTRIBUTION)}\n"
+    assert (done.returncode, done.stdout, done.stderr) == (0, said, "")
     pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text(encoding="utf-8")
-    assert f'version = "{version("crisp")}"' in pyproject
+    assert f'version = "{version(DISTRIBUTION)}"' in pyproject
 
 
 def test_finding_10_healthz_says_the_version(tmp_path: Path) -> None:
@@ -482,7 +485,9 @@ def test_finding_10_healthz_says_the_version(tmp_path: Path) -> None:
 
     from serverproc import ServerProcess
 
+    from crisp.version import DISTRIBUTION
+
     with ServerProcess(tmp_path) as server:
         status, body = server.request("GET", "/healthz")
     assert status == 200
-    assert body == {"ok": True, "rooms": 0, "node": None, "version": version("crisp")}
+    assert body == {"ok": True, "rooms": 0, "node": None, "version": version(DISTRIBUTION)}

@@ -390,7 +390,7 @@ def test_wheel_built_from_the_build_context_holds_the_whole_package(
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    [wheel] = (tmp_path / "wheels").glob("crisp-*.whl")
+    [wheel] = (tmp_path / "wheels").glob("crisp_cards-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))

@@ -271,7 +271,10 @@ def serve(settings: Settings) -> int:
                 f"cannot open the database {settings.db_path}: {err} "
                 "(is its disk full or read-only?)"
             ) from err
-    config = uvicorn_config(settings, app)
+    config = uvicorn_config(settings, app)  # configures the log: the line below uses it
+    from crisp.server.run.untested import untested_here, warn_if_untested
+
+    warn_if_untested(logging.getLogger("crisp.server"), untested_here())
     if not settings.access_log_healthz:
         skip_health_checks()
     sock = listen(settings)

@@ -148,7 +148,7 @@ def assert_runtime_only() -> None:
         timeout=60,
         check=True,
     ).stdout.split()
-    assert {"fastapi", "uvicorn", "pydantic", "crisp"} <= set(listed)
+    assert {"fastapi", "uvicorn", "pydantic", "crisp-cards"} <= set(listed)
     assert not {"pytest", "ruff", "mypy", "hypothesis", "playwright"} & set(listed), listed
 
 
