@@ -23,7 +23,7 @@ SIZES: dict[str, dict[str, int]] = {
     "1280x720": {"width": 1280, "height": 720},
     "1440x900": {"width": 1440, "height": 900},
 }
-MIN_TARGET = 44  # CSS px, each way (WCAG 2.5.5's 44, the brief's target size)
+MIN_TARGET = 44  # CSS px, each way (WCAG 2.5.5's 44, the project's target size)
 
 
 def artifacts() -> Path:

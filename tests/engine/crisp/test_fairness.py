@@ -25,7 +25,7 @@ from crisp.engine.crisp.record import RecordError, load, replay
 from crisp.engine.crisp.shuffle import first_dealer, round_deck
 from crisp.engine.crisp.simulate import play_random
 
-# -- a second implementation, from the issue's text only -------------------------------------------
+# -- a second implementation, from docs/fairness.md's text only -----------------------------------
 
 
 def ref_key(server_seed: bytes, client_seeds: list[str]) -> bytes:
@@ -96,7 +96,7 @@ def test_known_values() -> None:
 def test_agrees_with_the_second_implementation(
     server_seed: bytes, client_seeds: list[str], r: int
 ) -> None:
-    """The engine's dealer and decks are the ones the issue's text specifies, for any seeds
+    """The engine's dealer and decks are the ones docs/fairness.md specifies, for any seeds
     (unicode client seeds included) and any round; every deck is a permutation of the 52."""
     try:
         fair = Fairness(server_seed, tuple(client_seeds))
