@@ -171,7 +171,7 @@ def test_replay_seat_outside_the_record_exit_2(tmp_path: Path, seat: str) -> Non
         (("bench", "engine", "--seconds", "0"), "argument --seconds: must be more than 0"),
         (("bench", "server", "--actions", "0"), "argument --actions: must be 1 or more"),
         (("bench",), "crisp bench: name a benchmark: engine, server, store or load"),
-        ((), "crisp: name a command: replay, simulate, verify, serve, bench"),  # issue 21: verify
+        ((), "crisp: name a command: replay, simulate, verify, serve, bench"),  # verify too
         (("bench", "load", "--human", "abc"), "argument --human: comma-separated room counts"),
         (("simulate", "--limit", "70"), "argument --limit: invalid choice"),
         (("serve", "--port", "70000"), "crisp serve: --port: Input should be less than or equal"),
@@ -388,11 +388,11 @@ def test_health_checks_are_left_out_of_the_access_log() -> None:
     assert sum(isinstance(f, SkipHealthChecks) for f in logger.filters) == 1
 
 
-# -- issue 21, finding 8: one line and exit 2 for every bad input; finding 10: a version --------
+# -- one line and exit 2 for every bad input; a version ------------------------------------------
 
 
 def test_finding_8_serve_on_a_port_in_use_names_the_port(tmp_path: Path) -> None:
-    """Issue 21 finding 8: a port in use was uvicorn's ERROR line and its shutdown lines."""
+    """A port in use is one line and exit 2, not uvicorn's ERROR line and its shutdown lines."""
     import socket
 
     with socket.socket() as taken:
@@ -415,14 +415,14 @@ def test_finding_8_serve_on_a_port_in_use_names_the_port(tmp_path: Path) -> None
     ],
 )
 def test_finding_8_serve_with_a_bad_host(tmp_path: Path, host: str, said: str) -> None:
-    """Issue 21 finding 8: a host that does not resolve, or is not this machine's (192.0.2.1 is
+    """A host that does not resolve, or is not this machine's (192.0.2.1 is
     TEST-NET-1): one line naming it, exit 2."""
     done = serve("--host", host, "--data-dir", str(tmp_path))  # the last --host wins
     assert one_line(done).startswith(said)
 
 
 def test_finding_8_serve_on_port_80_unprivileged(tmp_path: Path) -> None:
-    """Issue 21 finding 8: port 80 for a user without the privilege (as root, the child runs as
+    """Port 80 for a user without the privilege (as root, the child runs as
     ``nobody`` through setpriv): one line saying why and what to do, exit 2."""
     unprivileged_from = Path("/proc/sys/net/ipv4/ip_unprivileged_port_start")
     if unprivileged_from.exists() and int(unprivileged_from.read_text()) <= 80:
@@ -462,12 +462,12 @@ def test_finding_8_serve_on_port_80_unprivileged(tmp_path: Path) -> None:
 def test_finding_8_a_bad_setting_names_its_variable(
     tmp_path: Path, env: dict[str, str], said: str
 ) -> None:
-    """Issue 21 finding 8: these were tracebacks (ValueError, SettingsError, KeyError)."""
+    """A bad setting is one line and exit 2, never a traceback (ValueError, SettingsError)."""
     assert one_line(serve("--data-dir", str(tmp_path), env=env)).startswith(said)
 
 
 def test_finding_10_crisp_version() -> None:
-    """Issue 21 finding 10: ``crisp --version`` was refused; it prints the package's version."""
+    """``crisp --version`` prints the package's version."""
     from importlib.metadata import version
 
     from crisp.version import DISTRIBUTION
@@ -480,7 +480,7 @@ def test_finding_10_crisp_version() -> None:
 
 
 def test_finding_10_healthz_says_the_version(tmp_path: Path) -> None:
-    """Issue 21 finding 10: ``GET /healthz`` has ``version`` beside its fields of before."""
+    """``GET /healthz`` has ``version`` beside its other fields."""
     from importlib.metadata import version
 
     from serverproc import ServerProcess

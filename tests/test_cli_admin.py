@@ -1,4 +1,4 @@
-"""Issue 21, finding 10 (no backup command, no way to list or close rooms, no schema version):
+"""The operator's tools (a backup, a way to list or close rooms, a schema version):
 ``crisp backup`` of a running server, ``crisp restore`` (refused while a server runs), ``crisp
 rooms list`` and ``crisp rooms close`` through the admin routes (loopback and the admin token
 only), and ``crisp serve`` refusing a database newer than it knows, each in one line."""
@@ -59,7 +59,7 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
 def test_backup_of_a_running_server_is_a_checked_private_copy(
     server: ServerProcess, tmp_path: Path
 ) -> None:
-    """finding 10: the copy holds every room, passes integrity_check, is 0600 and one file
+    """The copy holds every room, passes integrity_check, is 0600 and one file
     (no WAL); the line says how many rooms and bytes; an existing file is kept unless --force."""
     codes = {server.create_room(f"P{i}")["code"] for i in range(3)}
     target = tmp_path / "backup.sqlite3"
@@ -96,7 +96,7 @@ def test_backup_of_a_running_server_is_a_checked_private_copy(
 def test_backup_bad_paths_one_line_exit_2(
     tmp_path: Path, target: str, data: str, says: str
 ) -> None:
-    """finding 10: a bad target or data directory is one line and exit 2, nothing written."""
+    """A bad target or data directory is one line and exit 2, nothing written."""
     (tmp_path / "data").mkdir()
     shutil.copy(OLD / "crisp.sqlite3", tmp_path / "data" / "crisp.sqlite3")
     fill = {"tmp": str(tmp_path), "data": str(tmp_path / "data")}
@@ -108,7 +108,7 @@ def test_backup_bad_paths_one_line_exit_2(
 def test_restore_is_refused_while_a_server_runs_then_puts_the_backup_back(
     server: ServerProcess, tmp_path: Path
 ) -> None:
-    """finding 10: while the server holds the data directory, restore is one line and exit 2
+    """While the server holds the data directory, restore is one line and exit 2
     (nothing changed); stopped, the backup goes back (0600), the replaced database is kept as
     crisp.sqlite3.before-restore (with its WAL), and the next server serves the backup's rooms."""
     kept = server.create_room("Kept")["code"]
@@ -135,7 +135,7 @@ def test_restore_is_refused_while_a_server_runs_then_puts_the_backup_back(
 
 
 def test_restore_checks_the_file_first(tmp_path: Path) -> None:
-    """finding 10: not SQLite, SQLite but not Crisp's, or a newer schema: one line, exit 2, the
+    """Not SQLite, SQLite but not Crisp's, or a newer schema: one line, exit 2, the
     data directory untouched; a 60d8d72 database is accepted (the server migrates it)."""
     data = tmp_path / "data"
     junk = tmp_path / "junk.sqlite3"
@@ -161,7 +161,7 @@ def test_restore_checks_the_file_first(tmp_path: Path) -> None:
 
 
 def test_serve_refuses_a_database_newer_than_it_knows_in_one_line(tmp_path: Path) -> None:
-    """finding 10: a newer schema version is refused at start, one line naming it, exit 2."""
+    """A newer schema version is refused at start, one line naming it, exit 2."""
     data = tmp_path / "data"
     data.mkdir(mode=0o700)
     shutil.copy(OLD / "crisp.sqlite3", data / "crisp.sqlite3")
@@ -173,7 +173,7 @@ def test_serve_refuses_a_database_newer_than_it_knows_in_one_line(tmp_path: Path
 
 
 def test_rooms_list_and_close_a_running_server(server: ServerProcess) -> None:
-    """finding 10: list shows every room (code, game, phase, seats, members, age); close
+    """List shows every room (code, game, phase, seats, members, age); close
     closes the room's sockets with 4405 (ROOM_CLOSED) and the room is gone (404)."""
     host = server.create_room("Ann")
     code = host["code"]
@@ -212,7 +212,7 @@ def test_rooms_list_and_close_a_running_server(server: ServerProcess) -> None:
 
 
 def test_rooms_list_and_close_without_a_server_read_the_database(tmp_path: Path) -> None:
-    """finding 10: no server on the data directory: list reads the file; close removes the
+    """No server on the data directory: list reads the file; close removes the
     room under the restore lock."""
     data = tmp_path / "data"
     data.mkdir(mode=0o700)
@@ -232,7 +232,7 @@ def test_rooms_list_and_close_without_a_server_read_the_database(tmp_path: Path)
 
 
 def test_rooms_without_the_token_or_a_server_one_line(tmp_path: Path) -> None:
-    """finding 10: no admin.token, or no server at the URL: one line, exit 2."""
+    """No admin.token, or no server at the URL: one line, exit 2."""
     data = tmp_path / "data"
     data.mkdir()
     no_token = crisp("rooms", "list", "--data-dir", str(data), "--url", "http://127.0.0.1:9")
@@ -277,7 +277,7 @@ def admin_call(
 
 
 def test_admin_routes_answer_only_loopback_with_the_token(tmp_path: Path) -> None:
-    """finding 10: /admin/ answers 404 without the token, with a wrong one, to a peer that is
+    """/admin/ answers 404 without the token, with a wrong one, to a peer that is
     not loopback, or to a request that came through a proxy (a forwarding header); the token
     file is 0600 and kept across a restart (workers of one data directory share it)."""
     data = tmp_path / "data"
@@ -325,7 +325,7 @@ def unit_lines() -> list[tuple[str, str, str]]:
 
 
 def test_the_systemd_unit_is_hardened_and_runs_a_serve_crisp_accepts(tmp_path: Path) -> None:
-    """finding 10 (no unit file without Docker): its own user, StateDirectory as the data
+    """The systemd unit (a deployment without Docker): its own user, StateDirectory as the data
     directory, the hardening keys, bound to 127.0.0.1 behind Caddy; its ExecStart is a command
     line crisp serve accepts and its Environment= settings are valid; systemd-analyze verify
     passes when systemd is installed (with ExecStart pointed at this checkout's crisp)."""

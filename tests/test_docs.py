@@ -94,7 +94,7 @@ OPERATING = ROOT / "docs" / "operating.md"
 
 
 def test_configuration_reference_is_generated_from_the_settings() -> None:
-    """Issue 21, finding 12 (docs): docs/operating.md's configuration reference is
+    """docs/operating.md's configuration reference is
     tools/settings_doc.py's table of crisp/server/settings.py, between its markers; a setting
     added, renamed or given a new default without regenerating it fails here. Every setting has a
     row and a description."""
@@ -113,7 +113,7 @@ def test_configuration_reference_is_generated_from_the_settings() -> None:
 
 
 def test_readme_is_short_and_the_operators_and_contributors_parts_moved() -> None:
-    """Issue 21, finding 12 (docs): the README says what Crisp is, the two commands, how to play,
+    """The README says what Crisp is, the two commands, how to play,
     and links; the operator's part is docs/operating.md (deploy with and without Docker, TLS,
     proxies, the reference, backup, upgrade, monitoring, scale-out with the PostgreSQL role and
     database made outside Docker), the contributor's docs/contributing.md."""
@@ -163,8 +163,8 @@ def test_readme_is_short_and_the_operators_and_contributors_parts_moved() -> Non
 
 
 def test_backup_is_said_one_way() -> None:
-    """Issue 21, finding 10: the README said a running server may be copied in one section and
-    must be stopped in another. The one backup section says: a running server with the online
+    """The README says one thing of backups, never a running server copied in one section and
+    stopped in another: the one backup section says: a running server with the online
     backup (`crisp backup`), a stopped one by copying its files, never a running one's files."""
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
     for page in pages:

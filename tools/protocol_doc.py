@@ -291,7 +291,7 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
             "v": 36,
         }
     ],
-    "round_story": [  # issue 20 (R-SEE-STORY): a short round, told again face up
+    "round_story": [  # R-SEE-STORY: a short round, told again face up
         {
             "type": "round_story",
             "t": 81.9,

@@ -1,5 +1,5 @@
 """The game server's garbage-collector pauses, read from its ``GET /metrics`` at the end of a
-``crisp bench load`` run (issue 22: no pause over 20 ms at 2,000 rooms).
+``crisp bench load`` run (the target: no pause over 20 ms at 2,000 rooms).
 
 The server times every collection (``crisp_gc_pause_seconds``, a histogram by generation, from
 its start: room setup included); this reads the counts and how many passed 20 ms."""

@@ -108,7 +108,7 @@ def create_app(
         await hub.open()
         admin.start(app, settings)  # DATA_DIR/admin.token: crisp rooms
         metrics.start()
-        collector = GcPolicy.of(settings, lambda: len(hub.rooms))  # issue 22: the GC's pauses
+        collector = GcPolicy.of(settings, lambda: len(hub.rooms))  # bounds the GC's pauses
         collector.start()
         yield
         await collector.stop()
@@ -129,7 +129,7 @@ def create_app(
         return counted(exc)
 
     async def store_unavailable(_: Request, exc: Exception) -> JSONResponse:
-        """A store outage (finding 9): a typed 503, not a bare 500 and a traceback."""
+        """A store outage: a typed 503, not a bare 500 and a traceback."""
         refusal = LimitRefused(503, "unavailable", STORE_DOWN, retry_after=5)
         return refusal.response()
 

@@ -1,4 +1,4 @@
-"""The collector's policy while the app runs (issue 22; docs/performance.md, "The collector").
+"""The collector's policy while the app runs (docs/performance.md, "The collector").
 
 With thousands of sockets the garbage collector's pauses were the tail: a full collection walks
 every long-lived object (all alive: it frees nothing), and even a young one grew to 271k objects

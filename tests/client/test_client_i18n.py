@@ -429,7 +429,7 @@ def test_rules_page_names_every_rule(lang: str) -> None:
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_french_elides_before_a_vowel_and_japanese_joins_sentences_without_spaces() -> None:
-    """Issue 11 item 9: "de Ana" is written "d’Ana", "que Ana" "qu’Ana" (not before a
+    """Each language's grammar: "de Ana" is written "d’Ana", "que Ana" "qu’Ana" (not before a
     consonant); French court cards are V, D, R; Japanese sentences follow each other with no
     space between them."""
     script = """
@@ -475,8 +475,8 @@ FRENCH_VOUS = re.compile(r"\b(vous|votre|vos)\b", re.IGNORECASE)
 
 
 def test_french_speaks_in_one_register_tu() -> None:
-    """Issue 20 finding 6: French says tu everywhere (the shell and Crisp did, Crisps! said vous:
-    "Ton temps est écoulé. Vous avez joué un 1."): no "vous", "votre" or "vos" (whole words) in
+    """French says tu everywhere, never a mix of tu and vous (such as "Ton temps est écoulé.
+    Vous avez joué un 1."): no "vous", "votre" or "vos" (whole words) in
     any French string of any catalogue."""
     found = {
         f"{folder_name(folder)}:{key}": text

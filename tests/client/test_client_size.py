@@ -1,5 +1,5 @@
 """The phone client stays light: the first load of a room link, as served (gzip), under 100 KB
-(issue 4: HTML, CSS, JS, icons), no CDN, no build step; and the pages a phone needs exist."""
+(HTML, CSS, JS, icons: everything), no CDN, no build step; and the pages a phone needs exist."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def server(tmp_path_factory: Any) -> Any:
 
 
 def test_first_load_of_a_room_link_is_under_100_kb_compressed(server: ServerProcess) -> None:
-    """Issue 4 point 11: everything a phone fetches to open a room link and see the lobby (the
+    """Everything a phone fetches to open a room link and see the lobby (the
     page, its CSS, every module, the English catalogue, the manifest, the icons and the room's QR
     code), measured as served with gzip: under 100 KB. Prints the breakdown."""
     code = server.create_room("Ana")["code"]
@@ -106,7 +106,7 @@ def test_the_page_shell_is_a_phone_page(server: ServerProcess) -> None:
 
 
 def test_the_tv_view_is_the_same_page(server: ServerProcess) -> None:
-    """Issue 11 item 7: /r/CODE/tv serves the client's page (which connects as a watcher); 404
+    """The shared screen: /r/CODE/tv serves the client's page (which connects as a watcher); 404
     for a room that does not exist."""
     code = server.create_room("Ana")["code"]
     status, _, body = _get(f"{server.base}/r/{code}/tv")

@@ -1,13 +1,13 @@
-"""Issue 20 item 11 for Crisps!: ``crisp/static/games/crisps/fairness.js`` (the phone's "Verify the
-shuffle", a port of ``crisp/engine/crisps/verify.py`` and ``shuffle.py``), run in Node, agrees with
-``crisp verify`` (``verify_crisps``) on 24 finished games dealt by the commit–reveal shuffle
-(CS-SHUFFLE, CS-START: ``crisps-starter``, ``crisps-deck`` + r, the 40 sorted cards) and on a
-tampered copy of each (a deck card, the server seed, a client seed, the commitment, the first
-starter): the same verdict, the same first difference, the same count of decks; with WebCrypto
-and with its own SHA-256. Records it cannot check (unfinished, seed-dealt, malformed) give
-``cannot verify:`` and ``crisp verify``'s reason. And against what the phone kept before the
-deal: the true record "matches what this phone saw before the deal"; a record re-dealt from a
-new server seed with no client seeds (it verifies by itself) does not."""
+"""``crisp/static/games/crisps/fairness.js`` (the phone's "Verify the shuffle" for Crisps!, a port
+of ``crisp/engine/crisps/verify.py`` and ``shuffle.py``), run in Node, agrees with ``crisp verify``
+(``verify_crisps``) on 24 finished games dealt by the commit–reveal shuffle (CS-SHUFFLE, CS-START:
+``crisps-starter``, ``crisps-deck`` + r, the 40 sorted cards) and on a tampered copy of each (a deck
+card, the server seed, a client seed, the commitment, the first starter): the same verdict, the same
+first difference, the same count of decks; with WebCrypto and with its own SHA-256. Records it
+cannot check (unfinished, seed-dealt, malformed) give ``cannot verify:`` and ``crisp verify``'s
+reason. And against what the phone kept before the deal: the true record "matches what this phone
+saw before the deal"; a record re-dealt from a new server seed with no client seeds (it verifies by
+itself) does not."""
 
 from __future__ import annotations
 
@@ -218,7 +218,8 @@ def test_node_agrees_with_crisp_verify_on_honest_tampered_and_unverifiable_recor
 def test_node_checks_the_record_against_what_the_phone_saw(
     tmp_path: Path, games: list[dict[str, Any]]
 ) -> None:
-    """Issue 20 finding 11: the commitment this phone saw in the lobby and the seed it sent."""
+    """Against what the phone saw (docs/fairness.md): the commitment it saw in the lobby and
+    the seed it sent."""
     true = games[0]
     commitment, mine = true["fairness"]["commitment"], true["fairness"]["client_seeds"][0]
     assert mine  # the phone at seat 0 sent a seed

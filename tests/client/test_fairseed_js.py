@@ -1,7 +1,7 @@
-"""``crisp/static/fairseed.js`` (issue 14, the phone's side), run in Node: ``clientSeed()`` is 32
-lower-case hex digits from ``crypto.getRandomValues`` (a new one each call); ``answerProbe``
-answers a ``probe`` with a ``probe_ack`` of the same ``n`` and nothing else; ``SeedSender``
-sends one seed per commitment, in the lobby, for a member only."""
+"""``crisp/static/fairseed.js`` (the shuffle's phone side, docs/fairness.md), run in Node:
+``clientSeed()`` is 32 lower-case hex digits from ``crypto.getRandomValues`` (a new one each call);
+``answerProbe`` answers a ``probe`` with a ``probe_ack`` of the same ``n`` and nothing else;
+``SeedSender`` sends one seed per commitment, in the lobby, for a member only."""
 
 from __future__ import annotations
 

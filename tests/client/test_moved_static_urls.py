@@ -1,7 +1,7 @@
-"""Static files that moved into their game's folder (issue 19: Crisp's card art, shuffle check and
-rules pages in crisp/static/games/crisp/, Crisps!'s rules pages in games/crisps/, the rules pages'
-shared style sheet in games/): every old URL still works, by a permanent redirect (308) to the new
-one, which is served; a bookmarked rules page keeps its query."""
+"""Static files that moved into their game's folder (the server names no game: Crisp's card art,
+shuffle check and rules pages in crisp/static/games/crisp/, Crisps!'s rules pages in games/crisps/,
+the rules pages' shared style sheet in games/): every old URL still works, by a permanent redirect
+(308) to the new one, which is served; a bookmarked rules page keeps its query."""
 
 from __future__ import annotations
 

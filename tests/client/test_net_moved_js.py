@@ -1,6 +1,7 @@
 """``crisp/static/net.js`` on close code 4301 (*moved*: the room is served by another node now,
-issue 15), run in Node with a stand-in WebSocket: the client opens a new socket at once, with no
-reconnection delay, where a lost link (1006) waits its backoff first and 4409 stops for good."""
+after a move between nodes), run in Node with a stand-in WebSocket: the client opens a new socket at
+once, with no reconnection delay, where a lost link (1006) waits its backoff first and 4409 stops
+for good."""
 
 from __future__ import annotations
 

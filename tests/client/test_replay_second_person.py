@@ -1,4 +1,4 @@
-"""Issue 20 finding 7 (your own events in the second person), the rest of it: "Replay the round"
+"""Your own events in the second person in "Replay the round"
 (R-SEE-STORY, crisp/static/games/crisp/replay.js) tells the viewer's own moves as "You draw 7♠",
 a Queen that swapped with the viewer as "Ben swaps a card with you", and others' moves by name;
 Crisps!'s "turn skipped" line says "Your turn" on the skipped player's phone. In en, fr and ja,

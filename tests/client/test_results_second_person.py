@@ -1,4 +1,4 @@
-"""Issue 20 finding 7: your own events in the second person. The game-over line says "You win!"
+"""Your own events in the second person. The game-over line says "You win!"
 to the winner's phone and "Ben wins!" to the others' (Crisp and Crisps!), and Crisps!'s round end
 says "you emptied your hand" / "Your hand:" of your own hand (results.js, table.js, in Node)."""
 

@@ -1,4 +1,4 @@
-"""Issue 20 finding 9: Crisp's score history prints each round's score with its sign ("+20",
+"""Crisp's score history prints each round's score with its sign ("+20",
 "−1", "0"), never "+-1" (crisp/static/games/crisp/results.js, run in Node)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 20 finding 7, the rest of it: your own events in the second person in every language
+"""Your own events in the second person in every language
 (en, fr, ja), in Node. Crisp's feed (games/crisp/feed.js) never names you by your name: your own
 moves are "You drew a card.", a Queen on your card says "your middle"; several winners with you
 among them are "You and Zoé win!" / "Toi et Zoé gagnez !" / "あなたとZoéの勝ち！"
@@ -99,7 +99,7 @@ def told() -> dict[str, Any]:
 
 @pytest.mark.parametrize("lang", ["en", "fr", "ja"])
 def test_your_own_moves_never_name_you(told: dict[str, Any], lang: str) -> None:
-    """Finding 7: every feed line of your own move (R-DRAW, R-SWAP, R-DISCARD, R-JACK, R-QUEEN,
+    """Every feed line of your own move (R-DRAW, R-SWAP, R-DISCARD, R-JACK, R-QUEEN,
     R-KING, R-OPT-DISCARD, R-TIMEOUT, the crisp call) and a Queen on your card are told to you,
     without your name."""
     lines = [*told[lang]["own"], told[lang]["onyou"]]
@@ -118,7 +118,7 @@ def test_your_own_moves_never_name_you(told: dict[str, Any], lang: str) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "fr", "ja"])
 def test_several_winners_with_you(told: dict[str, Any], lang: str) -> None:
-    """Finding 7: a tie won with you among the winners is told in the second person."""
+    """A tie won with you among the winners is told in the second person."""
     # (the page's text with its spaces made plain: French's no-break space before "!" is one)
     two = {"en": "You and Zoé win!", "fr": "Toi et Zoé gagnez !", "ja": "あなたとZoéの勝ち！"}
     three = {
@@ -134,7 +134,7 @@ def test_several_winners_with_you(told: dict[str, Any], lang: str) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "fr", "ja"])
 def test_crisps_your_own_hand_at_round_end(told: dict[str, Any], lang: str) -> None:
-    """Finding 7 (Crisps!, CS-SEE-END): the cards you still held are told as yours, never as
+    """Crisps! (CS-SEE-END): the cards you still held are told as yours, never as
     "Ana still held" nor "Anaさんの残りの手札"."""
     line = told[lang]["loser"]
     yours = {

@@ -1,7 +1,7 @@
-"""Issue 19: the client's shell (crisp/static/shell/, the root scripts crisp/static/*.js and the
-shell's catalogues crisp/static/i18n/) names no game: no game word, no game taken by default.
-The game is the `room` message's `game_type`; before any room, the first of the registry
-(crisp/static/games/index.js, the one file of the shell that lists the games)."""
+"""The client's shell is game-agnostic: the shell (crisp/static/shell/, the root scripts
+crisp/static/*.js and the shell's catalogues crisp/static/i18n/) names no game: no game word, no
+game taken by default. The game is the `room` message's `game_type`; before any room, the first of
+the registry (crisp/static/games/index.js, the one file of the shell that lists the games)."""
 
 from __future__ import annotations
 

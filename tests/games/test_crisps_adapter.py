@@ -51,7 +51,7 @@ def test_check_move_refuses_bad_shapes(fields: dict[str, Any]) -> None:
     [{"do": "play", "cards": ""}, {"do": "play", "cards": "0"}, {"do": "draw", "take": "top"}],
 )
 def test_check_move_leaves_the_notation_to_the_rules(fields: dict[str, Any]) -> None:
-    """Issue 21, finding 12: a string not in the notation is the engine's to refuse (`illegal`,
+    """A string not in the notation is the engine's to refuse (`illegal`,
     CS-NOTATION, docs/rules-crisps.md §10), not the shape's (`bad_message`)."""
     assert SPEC.check_move(fields) == fields
 

@@ -1,4 +1,4 @@
-"""The server is game-agnostic (issue 19): ``crisp/server/`` names no game, imports none (only
+"""The server is game-agnostic: ``crisp/server/`` names no game, imports none (only
 the seam, ``crisp.engine.common``, ``crisp.version`` and the default list
 ``crisp.games.DEFAULT_GAMES``), and bounds seat numbers by its games' ``spec.seats`` with the
 refusal the protocol's bound of 7 gave before."""

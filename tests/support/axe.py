@@ -14,7 +14,7 @@ from paths import TESTS
 
 AXE = TESTS / "vendor" / "axe.min.js"
 TAGS = ("wcag2a", "wcag2aa", "wcag21aa")
-BLOCKING = ("serious", "critical")  # the impacts that fail a screen (issue 11 item 10)
+BLOCKING = ("serious", "critical")  # the impacts that fail a screen (serious and critical ones)
 
 RUN = """async (tags) => {
   const result = await axe.run(document, { runOnly: { type: "tag", values: tags } });

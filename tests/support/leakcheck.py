@@ -67,12 +67,12 @@ MESSAGE_KEYS: dict[str, frozenset[str]] = {
         "crisp": {"seat", "final"},
         "reveal": {"caller", "hands", "scores", "totals"},
         "game_over": {"totals", "winners"},
-        "round_story": {"round", "dealer", "hands", "moves"},  # issue 20: check_round_story
+        "round_story": {"round", "dealer", "hands", "moves"},  # R-SEE-STORY: check_round_story
         "clock": {"seat", "deadline"},
     }.items()
 }
 OPTION_KEYS = frozenset({"limit", "timer", "take_discard"})
-# Issue 14 (docs/fairness.md): a game dealt by the commit-reveal shuffle adds these keys, whose
+# A game dealt by the commit-reveal shuffle (docs/fairness.md) adds these keys, whose
 # values are hex and free text; they are compared with the record's "fairness" instead.
 FAIR_KEYS: dict[str, frozenset[str]] = {
     "game": frozenset({"commitment", "client_seeds"}),
@@ -711,7 +711,7 @@ def _check_view(tracker: Tracker, view: Any, last_action: Mapping[str, Any] | No
     names = frozenset(tracker.players)
     fair = tracker.fairness
     if isinstance(view, Mapping) and "fairness" in view:
-        # Issue 14: the commitment and client seeds; the server seed only once the game is over.
+        # The shuffle's commitment and client seeds; the server seed only once the game is over.
         want = (
             None
             if fair is None
@@ -786,7 +786,7 @@ def check_view(
     return tracker.check_view(view, last_action)
 
 
-# -- the round told again (issue 20, R-SEE-STORY; docs/protocol.md, "round_story") ----------
+# -- the round told again (R-SEE-STORY; docs/protocol.md, "round_story") ----------
 
 
 def check_round_story(tracker: Tracker, msg: Mapping[str, Any], allowed: dict[str, str]) -> None:

@@ -1,4 +1,4 @@
-"""Checks of a table's layout on one screen (issue 20, "Every screen", "Targets"), by bounding
+"""Checks of a table's layout on one screen (every screen and target a phone shows), by bounding
 boxes in the page: the hand and every enabled action inside the viewport and unobscured (the
 element at each one's centre is it or inside it), every tappable target at least 44x44 CSS px,
 no text cut in the header and the names (scrollWidth within clientWidth), no scrolling."""
@@ -23,7 +23,7 @@ SIZES: dict[str, dict[str, int]] = {
     "1280x720": {"width": 1280, "height": 720},
     "1440x900": {"width": 1440, "height": 900},
 }
-MIN_TARGET = 44  # CSS px, each way (WCAG 2.5.5's 44, the brief's target size)
+MIN_TARGET = 44  # CSS px, each way (WCAG 2.5.5's 44, the project's target size)
 
 
 def artifacts() -> Path:
@@ -93,7 +93,7 @@ PROBLEMS = """({essentials, targets, texts, min}) => {
   return out;
 }"""
 
-# your cards, your moves, and your own name (issue 20 item 9: in landscape it had disappeared)
+# your cards, your moves, and your own name (in landscape too, where the own name once went missing)
 ESSENTIALS = '[data-test="hand"] button, [data-test="actions"] button, .me-line .name'
 TARGETS = (
     "main button, main a, main select, main summary, main [role=button], "

@@ -32,7 +32,7 @@ ENGINE_TYPES = frozenset(
         "window_closed",
         "crisp",
         "reveal",
-        "round_story",  # issue 20 (R-SEE-STORY)
+        "round_story",  # R-SEE-STORY
         "game_over",
         "clock",
     }

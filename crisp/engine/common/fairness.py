@@ -1,4 +1,4 @@
-"""The commit–reveal shuffle ``hmac-sha256/1`` (issue 14; the full text is docs/fairness.md).
+"""The commit–reveal shuffle ``hmac-sha256/1`` (the full text is docs/fairness.md).
 
 Before anyone may start, the server draws ``server_seed`` (32 bytes from the OS's CSPRNG) and
 publishes ``commitment = SHA-256(server_seed)`` in lower-case hex. Each phone adds a client seed;

@@ -1,4 +1,4 @@
-"""R-WINDOW-LAG: a crisp window fair to a slow network (issue 14, docs/fairness.md).
+"""R-WINDOW-LAG: a crisp window fair to a slow network (docs/fairness.md).
 
 A seat's crisp window closes 3 s after its turn ended plus an *allowance*: the server's estimate
 of that seat's one-way delay (half its measured round trip), capped by the server's setting

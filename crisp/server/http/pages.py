@@ -78,7 +78,7 @@ def mount_client(
         "/r/{code}/tv",
         response_class=HTMLResponse,
         include_in_schema=False,
-        dependencies=lookup,  # limits: the TV page names a code too (issue 21, finding 3)
+        dependencies=lookup,  # limits: the TV page names a code too (docs/limits.md)
     )
     async def room_tv_page(code: str) -> HTMLResponse:
         """Table mode for a big screen: the same page, which connects as a watcher."""

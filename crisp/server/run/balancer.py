@@ -53,7 +53,7 @@ frontend crisp
 backend nodes
     # The room code of the path as the nodes read it: percent-decoded, without hyphens and white
     # space, upper case (%20, %2D, %09 or lower case hash with the canonical spelling, to the
-    # node that owns the room, which redirects them to the canonical path: issue 21, finding 5).
+    # node that owns the room, which redirects them to the canonical path: one spelling per room).
     http-request set-var(txn.c) path,field(3,/) if {{ path_beg /r/ /ws/ }}
     http-request set-var(txn.c) path,field(4,/) if {{ path_beg /api/rooms/ }}
     acl coded var(txn.c) -m found

@@ -110,9 +110,9 @@ def data_location(settings: Settings) -> str:
 def check_data_dir(path: Path) -> None:
     """Make the data directory if needed (mode 0700, whatever the umask: the database holds every
     running game's server seed, hence its deck) and prove it writable, or raise ``StartError``.
-    A directory that exists already and that every account can read is refused (finding 6),
-    unless it is this server's own from an older version (``_made_by_an_older_server``): that
-    one is made private, and a line on stderr says so."""
+    A directory that exists already and that every account can read is refused (its seeds would
+    be readable), unless it is this server's own from an older version
+    (``_made_by_an_older_server``): that one is made private, and a line on stderr says so."""
     if path.exists() and not path.is_dir():
         raise StartError(f"the data directory {path} is a file, not a directory")
     if path.is_dir():

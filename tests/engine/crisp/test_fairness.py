@@ -1,5 +1,5 @@
-"""Issue 14, the commit–reveal shuffle ``hmac-sha256/1`` (docs/fairness.md): the derivation
-against a second implementation written here from the issue's text alone, uniformity
+"""The commit–reveal shuffle ``hmac-sha256/1`` (docs/fairness.md): the derivation
+against a second implementation written here from docs/fairness.md's text alone, uniformity
 (chi-square, printed), permutations (hypothesis), and the Game and its record with a Fairness:
 the commitment and client seeds in the ``game`` message, the server seed only in ``game_over``
 and in a finished game's record."""
@@ -25,7 +25,7 @@ from crisp.engine.crisp.record import RecordError, load, replay
 from crisp.engine.crisp.shuffle import first_dealer, round_deck
 from crisp.engine.crisp.simulate import play_random
 
-# -- a second implementation, from the issue's text only -------------------------------------------
+# -- a second implementation, from docs/fairness.md's text only -----------------------------------
 
 
 def ref_key(server_seed: bytes, client_seeds: list[str]) -> bytes:
@@ -96,7 +96,7 @@ def test_known_values() -> None:
 def test_agrees_with_the_second_implementation(
     server_seed: bytes, client_seeds: list[str], r: int
 ) -> None:
-    """The engine's dealer and decks are the ones the issue's text specifies, for any seeds
+    """The engine's dealer and decks are the ones docs/fairness.md specifies, for any seeds
     (unicode client seeds included) and any round; every deck is a permutation of the 52."""
     try:
         fair = Fairness(server_seed, tuple(client_seeds))
@@ -143,10 +143,10 @@ def _chi2(counts: list[int], expected: float) -> float:
 
 
 def test_decks_are_uniform_chi_square() -> None:
-    """Property (issue 14): over 100,000 decks (fixed seed, rounds 1 to 100,000 of one game), the
-    position of the first card of the sorted deck (AS), the card on top, and the pair of
-    positions of AS and 2S are uniform by a chi-square test. Printed; a p-value outside
-    [1e-6, 1 − 1e-6] (too uneven, or too even) fails."""
+    """Property (the shuffle is uniform): over 100,000 decks (fixed seed, rounds 1 to 100,000 of one
+    game), the position of the first card of the sorted deck (AS), the card on top, and the pair of
+    positions of AS and 2S are uniform by a chi-square test. Printed; a p-value outside [1e-6, 1 −
+    1e-6] (too uneven, or too even) fails."""
     fair = Fairness.from_int(2026, 4)
     decks = 100_000
     where_as = [0] * 52

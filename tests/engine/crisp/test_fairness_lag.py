@@ -1,4 +1,4 @@
-"""R-WINDOW-LAG (issue 14 part 2, docs/fairness.md): a seat's crisp window closes 3 s plus its
+"""R-WINDOW-LAG (docs/fairness.md): a seat's crisp window closes 3 s plus its
 allowance after its turn ends; the allowance is an argument of the action that ends the turn,
 recorded with it, shown in ``turn_end.window_until``; the next player still starts at 2 s."""
 

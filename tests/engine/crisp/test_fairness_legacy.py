@@ -1,4 +1,4 @@
-"""Issue 14: records, server logs and a real server's SQLite file made before the commit–reveal
+"""Records, server logs and a real server's SQLite file made before the commit–reveal
 shuffle (SplitMix64, commit f590dfd; tests/fixtures/legacy/make_legacy.py and make_sqlite.py)
 still load, replay and finish exactly as they did: the same result, and every seat's and a
 spectator's message stream byte for byte."""
@@ -24,11 +24,11 @@ NAMES = sorted(EXPECTED)
 
 
 def _digests(outs: list[Out], n: int) -> dict[str, str]:
-    """Every seat's and a spectator's stream, without its ``window_closed`` messages: since issue
-    12 the engine also sends one when the next turn ends before the 3 s (R-WINDOW), so the old
+    """Every seat's and a spectator's stream, without its ``window_closed`` messages: the
+    engine now also sends one when the next turn ends before the 3 s (R-WINDOW), so the old
     code's streams are compared without them (the digests of the old code's streams without them
     were made by running tests/fixtures/legacy/add_window_closed_free.py against f590dfd); nor
-    with the ``round_story`` that issue 20 adds after each reveal (R-SEE-STORY)."""
+    with the ``round_story`` sent after each reveal (R-SEE-STORY)."""
     seats: list[int | None] = [*range(n), None]
     kept = [o for o in outs if o.msg["type"] not in ("window_closed", "round_story")]
     return {

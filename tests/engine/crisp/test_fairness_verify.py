@@ -1,4 +1,4 @@
-"""``crisp verify FILE`` (issue 14, docs/fairness.md): exit 0 and ``verified`` on honest records,
+"""``crisp verify FILE`` (docs/fairness.md): exit 0 and ``verified`` on honest records,
 1 and the first difference on each field tampered, 2 and one line on stderr (no traceback) on a
 record it cannot check."""
 

@@ -1,4 +1,4 @@
-"""Issue 20, the round told again after its reveal (R-SEE-STORY; docs/protocol.md,
+"""The round told again after its reveal (R-SEE-STORY; docs/protocol.md,
 ``round_story``): the engine's story (crisp/engine/crisp/story.py) holds exactly the finished
 round's faces, after its reveal and no earlier, never a card of the unseen rest of the pile nor
 anything of the next round; and the independent leak checker (tests/support/leakcheck.py,

@@ -83,7 +83,7 @@ def test_view_reveal_after_the_round() -> None:
 
 
 def test_view_keeps_the_score_history_for_a_reconnect() -> None:
-    """R-CUMULATIVE (issue 11 item 5): a view holds every finished round's scores and totals, as
+    """R-CUMULATIVE: a view holds every finished round's scores and totals, as
     the reveals gave them, so that a phone that reloads keeps the score history; before any
     round has ended it is empty."""
     game, _ = stacked_game(HANDS, ["5H", "6H", "7H"])
@@ -98,7 +98,7 @@ def test_view_keeps_the_score_history_for_a_reconnect() -> None:
 
 
 def test_view_feed_rebuilds_the_moves_without_their_faces() -> None:
-    """R-SEE-PUBLIC (issue 11 item 1): a view's feed lists the round's public moves, in order,
+    """R-SEE-PUBLIC: a view's feed lists the round's public moves, in order,
     for a phone that reloads, but no face: a discard was public at the moment it landed only."""
     game, _ = stacked_game(HANDS, ["5H", "6H", "7H"])
     play_turn(game, 0, 0)
@@ -112,7 +112,7 @@ def test_view_feed_rebuilds_the_moves_without_their_faces() -> None:
 
 
 def test_view_feed_is_made_when_a_view_asks_not_per_change(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 22 (the engine's speed, bisected to the round's feed): a change copies no message
+    """The engine's speed (its cost was in copying the round's feed): a change copies no message
     into the feed (no ``faceless`` call as the game plays); a view strips the faces then, into
     new dicts, so a view's feed changed by its reader changes neither the next view nor the
     messages the change handed out (R-SEE-PUBLIC, as test_view_feed_rebuilds_… checks)."""

@@ -1,4 +1,4 @@
-"""Many nodes (issue 15), for real: PostgreSQL, HAProxy (deploy/haproxy.cfg) and three
+"""Many nodes, for real: PostgreSQL, HAProxy (deploy/haproxy.cfg) and three
 ``crisp serve`` processes on 127.0.0.1 (tests/support/cluster.py). Rooms play through the balancer
 while
 a node is killed with SIGKILL, or while the nodes are restarted one at a time: every room

@@ -1,5 +1,5 @@
-"""Finding 6 (issue 21): the data directory was created 0755 and ``crisp.sqlite3*`` 0644, so any
-local account could read every running game's server seed, hence every deck. Now the directory is
+"""A private data directory: were it 0755 and ``crisp.sqlite3*`` 0644, any local account
+could read every running game's server seed, hence every deck. The directory is
 0700 and the database files 0600 whatever the umask, and a world-readable data directory the
 server did not create is refused with one line saying how to fix it."""
 

@@ -1,4 +1,4 @@
-"""Ownership with fencing (issue 15), on real processes: two ``crisp serve`` nodes sharing a real
+"""Ownership with fencing, on real processes: two ``crisp serve`` nodes sharing a real
 PostgreSQL. The owner of a room is paused with SIGSTOP; the other node, asked for the room, waits
 for the lease to run out and claims it (a higher epoch). When the old owner wakes, its next write
 (or renewal) finds the room lost: it closes its sockets with 4301 (moved) and writes nothing; the

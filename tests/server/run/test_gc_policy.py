@@ -1,4 +1,4 @@
-"""The collector's policy (issue 22, "the collector"): freeze on a schedule after a young
+"""The collector's policy (docs/performance.md, "The collector"): freeze on a schedule after a young
 collection, one full collection at a quiet moment, everything collectable again after a stop.
 The pauses themselves are a benchmark's figures (docs/performance.md), not a timed test."""
 
@@ -41,7 +41,7 @@ def policy(rooms: list[int], generation: int = 0, quiet: int = 0) -> GcPolicy:
 
 
 def test_gc_policy_collects_the_young_then_freezes_while_rooms_are_open() -> None:
-    """Issue 22: a busy tick collects the chosen young generation, then freezes (-1: no
+    """A busy tick collects the chosen young generation, then freezes (-1: no
     collection); nothing is unfrozen while rooms are open."""
     for generation, first in ((0, ["collect 0"]), (1, ["collect 1"]), (-1, [])):
         p = policy([3], generation)
@@ -52,7 +52,7 @@ def test_gc_policy_collects_the_young_then_freezes_while_rooms_are_open() -> Non
 
 
 def test_gc_policy_collects_fully_once_at_a_quiet_moment() -> None:
-    """Issue 22: at most ``gc_quiet_rooms`` rooms open, what was frozen is unfrozen and collected
+    """At most ``gc_quiet_rooms`` rooms open, what was frozen is unfrozen and collected
     in full, once per busy spell; a quiet server is not frozen."""
     rooms = [2]
     p = policy(rooms, quiet=1)
@@ -78,7 +78,7 @@ class Node:
 
 
 def test_gc_policy_frees_young_garbage_and_keeps_frozen_cycles_until_quiet() -> None:
-    """Issue 22, the trade-off (docs/performance.md): a cycle that is garbage at the tick is
+    """The trade-off (docs/performance.md): a cycle that is garbage at the tick is
     freed, not frozen; one frozen alive and dropped later is kept until the quiet collection."""
     rooms = [1]
     p = GcPolicy(5.0, 0, 0, lambda: rooms[0])
@@ -105,7 +105,7 @@ def test_gc_policy_frees_young_garbage_and_keeps_frozen_cycles_until_quiet() -> 
 
 
 def test_gc_policy_runs_on_the_loop_and_unfreezes_when_stopped() -> None:
-    """Issue 22: the schedule runs as a task of the app's loop; after ``stop`` nothing stays
+    """The schedule runs as a task of the app's loop; after ``stop`` nothing stays
     frozen (a stopped app's objects are collectable again); 0 s: no schedule at all."""
 
     async def main() -> tuple[int, int]:
@@ -130,7 +130,7 @@ def test_gc_policy_runs_on_the_loop_and_unfreezes_when_stopped() -> None:
 
 
 def test_gc_settings_are_bounded() -> None:
-    """Issue 22: the collector's settings, with their documented bounds."""
+    """The collector's settings, with their documented bounds."""
     s = Settings()
     assert (s.gc_freeze_s, s.gc_freeze_generation, s.gc_quiet_rooms) == (5.0, 0, 0)
     for bad in ({"gc_freeze_generation": 2}, {"gc_freeze_s": -1}, {"gc_quiet_rooms": -1}):
@@ -152,7 +152,7 @@ class TimedCollector(FakeCollector):
 
 
 def test_gc_policy_freezes_more_often_when_its_pauses_pass_the_target() -> None:
-    """Issue 22 (no pause over 20 ms at 2,000 rooms): a pass over the target halves the time to
+    """The pause target (no pause over 20 ms at 2,000 rooms): a pass over it halves the time to
     the next freeze, down to the minimum; passes under a quarter of it double it back up to
     ``gc_freeze_s``; between the two it stays. With no target the interval never moves."""
     c = TimedCollector()

@@ -1,4 +1,4 @@
-"""Issue 21, item 10: ``CRISP_LOG_FORMAT=json`` makes every log line of ``crisp serve`` one JSON
+"""``CRISP_LOG_FORMAT=json`` makes every log line of ``crisp serve`` one JSON
 object with ``time``, ``level``, ``logger`` and ``message`` (and ``room`` where there is one),
 uvicorn's lines too."""
 

@@ -1,4 +1,4 @@
-"""Issue 21, item 10 (observability): ``GET /metrics`` in Prometheus's text format, one registry
+"""Observability: ``GET /metrics`` in Prometheus's text format, one registry
 per app, with rooms by phase and game, members and sockets, actions applied and refusals by code,
 store write latency, event-loop lag, GC pauses and rate-limit refusals; ``GET /readyz``."""
 

@@ -1,4 +1,4 @@
-"""Issue 14 over real sockets: a real server and phones that answer its probes at once.
+"""R-WINDOW-LAG over real sockets: a real server and phones that answer its probes at once.
 
 R-WINDOW-LAG (a ``crisp serve`` process, so that the phones' and the proxy's Python does not
 share a GIL with the server's): through a proxy on 127.0.0.1 that delays every byte by 150 ms

@@ -1,4 +1,4 @@
-"""``crisp serve --workers 2`` (issue 15): two server processes behind HAProxy on one machine,
+"""``crisp serve --workers 2``: two server processes behind HAProxy on one machine,
 sharing the rooms through PostgreSQL. A room made and joined through the front port plays over
 its WebSocket; the front spreads requests without a code over both workers; a worker killed
 with SIGKILL is started again."""

@@ -1,4 +1,4 @@
-"""Issue 22 ("one message per seat per change", docs/protocol.md, Frames): a connection that says
+"""Frames ("one message per seat per change", docs/protocol.md, Frames): a connection that says
 hello with ``frames: "array"`` gets the messages of one change in one frame, a JSON array in
 order; one that does not gets each message alone, as before. In-process (``simserver``)."""
 

@@ -95,7 +95,7 @@ async def _full_game(server: SimServer) -> list[Client]:
     await watcher.wait_type("state", since=start, timeout=20)
     status, summary = await server.request("GET", f"/api/rooms/{code}")
     assert status == 200
-    # the summary names its game (issue 12: ``game_type``, as the room message does)
+    # the summary names its game (``game_type``, as the room message does)
     assert set(summary) == {
         "code",
         "game_type",

@@ -1,4 +1,4 @@
-"""Issue 21, finding 12: what the server does where docs/protocol.md said otherwise, or nothing.
+"""docs/protocol.md against the server, where the document once said otherwise or nothing.
 Each case is checked against the server (in-process rooms on a hand-moved clock, or the app's
 HTTP routes) and against the generated document, so that the two agree:
 
@@ -80,7 +80,7 @@ async def play_to_the_end(room: Room, phones: list[FakePhone], seed: int) -> Non
 
 
 def test_f12_room_summary_has_exactly_the_documented_fields(tmp_path: Path) -> None:
-    """Finding 12: ``GET /api/rooms/{code}`` answers `commitment` and `game_type` besides the six
+    """``GET /api/rooms/{code}`` answers `commitment` and `game_type` besides the six
     fields the document listed "only": the document lists all eight, and the answer has exactly
     them, each with the value of the `room` message."""
     para = documented("/api/rooms/{code}")
@@ -105,7 +105,7 @@ def test_f12_room_summary_has_exactly_the_documented_fields(tmp_path: Path) -> N
 
 
 def test_f12_healthz_has_exactly_the_documented_fields(tmp_path: Path) -> None:
-    """Finding 12: ``GET /healthz`` has `node` (and `version`): the document gives every field,
+    """``GET /healthz`` has `node` (and `version`): the document gives every field,
     `node` null for a server on its own SQLite file."""
     para = documented("/healthz")
     shown = re.search(r"`(\{\"ok\".*?\})`", para, re.S)
@@ -123,7 +123,7 @@ def test_f12_healthz_has_exactly_the_documented_fields(tmp_path: Path) -> None:
 
 
 def test_f12_cs_notation_a_malformed_cards_or_take_string_is_illegal(tmp_path: Path) -> None:
-    """Finding 12, CS-NOTATION (docs/rules-crisps.md §10: "not well formed" is the first check):
+    """CS-NOTATION (docs/rules-crisps.md §10: "not well formed" is the first check):
     a `cards` string that is empty or holds another character, and a `take` that is neither
     `faceup` nor `blind`, are refused `illegal` with rule CS-NOTATION, from the due seat and
     from the other one alike (the notation is checked before CS-TURN); a field that is not a
@@ -153,7 +153,7 @@ def test_f12_cs_notation_a_malformed_cards_or_take_string_is_illegal(tmp_path: P
 
 
 def test_f12_grace_in_a_crisps_room_is_bad_phase_as_documented(tmp_path: Path) -> None:
-    """Finding 12: `grace` in a Crisps! room is `bad_phase` for a disconnected seat and for a
+    """`grace` in a Crisps! room is `bad_phase` for a disconnected seat and for a
     seat that does not exist alike (the game has no grace); the document's `grace` gives that
     order and its Crisps! section says so (it read as if `not_found` came first)."""
 
@@ -182,7 +182,7 @@ def test_f12_grace_in_a_crisps_room_is_bad_phase_as_documented(tmp_path: Path) -
 def test_f12_a_crisps_room_serves_a_crisps_record_and_the_document_says_so(
     tmp_path: Path,
 ) -> None:
-    """Finding 12: the HTTP section named `crisp-record/1` only; a Crisps! room's record is a
+    """The HTTP section named `crisp-record/1` only; a Crisps! room's record is a
     `crisps-record/1`, served by `GET /api/rooms/{code}/record` once the game is over."""
 
     async def main() -> str:
@@ -206,7 +206,7 @@ def test_f12_a_crisps_room_serves_a_crisps_record_and_the_document_says_so(
 
 
 def test_f12_every_crisps_game_message_carries_t(tmp_path: Path) -> None:
-    """Finding 12, "Time and countdowns": every game message of a Crisps! room has `t`, the game
+    """The document's "Time and countdowns": every game message of a Crisps! room has `t`, the game
     time it was made at (never decreasing along a phone's stream); a fresh `turn`'s deadline is
     its `t` plus the timer (CS-TIMER), and a timeout's messages carry the deadline's time."""
 
@@ -238,7 +238,7 @@ def test_f12_every_crisps_game_message_carries_t(tmp_path: Path) -> None:
 
 
 def test_f12_stale_is_defined_for_every_game() -> None:
-    """Finding 12: `stale` (the seat's floor) was defined in Crisp's terms only (`turn` giving a
+    """`stale` (the seat's floor) was defined in Crisp's terms only (`turn` giving a
     draw); the definition names what makes a seat's move stale in a Crisps! room too."""
     versions = PROTOCOL[PROTOCOL.index('<a id="versions"></a>') :].split("\n### ")[1]
     assert "whatever the game" in versions
