@@ -71,8 +71,11 @@ def stack_up(file: Path, env: dict[str, str]) -> Iterator[tuple[Stack, float]]:
     stack = Stack(f"crisptest{os.getpid()}{secrets.token_hex(2)}", file, OVERRIDES[file], env)
     try:
         yield stack, stack.up()
-    finally:
-        stack.down()
+    except BaseException:
+        with contextlib.suppress(AssertionError):  # the test's own failure is the one to see
+            stack.down()
+        raise
+    stack.down()
 
 
 def wait_for(what: str, probe: Callable[[], Any], timeout: float = START_S) -> Any:
