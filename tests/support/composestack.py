@@ -5,18 +5,31 @@ hash-checked, made once: offline after that), with the tests' override of its im
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import secrets
 import subprocess
 import sys
 import time
+import urllib.error
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import podman as pm
 from paths import ROOT
 
 CONTAINERS = ROOT / "tests" / "ops" / "containers"
+COMPOSE = ROOT / "compose.yaml"
+CLUSTER = ROOT / "compose.cluster.yaml"
+# The tests' override of each compose file: its images, and nothing else.
+OVERRIDES = {
+    COMPOSE: CONTAINERS / "compose.standins.yaml",
+    CLUSTER: CONTAINERS / "compose.cluster.standins.yaml",
+}
+START_S = 240.0  # real seconds a stack may take to serve, on a loaded machine
 LOCK = CONTAINERS / "podman-compose.lock"
 VENV = ROOT / ".venv-podman-compose"
 CRISP_IMAGE = "localhost/crisp-test/crisp:latest"
@@ -123,3 +136,31 @@ class Stack:
     def logs(self, service: str) -> str:
         done = pm.podman("logs", self.container(service), check=False)
         return done.stdout + done.stderr
+
+
+@contextlib.contextmanager
+def stack_up(file: Path, env: dict[str, str]) -> Iterator[tuple[Stack, float]]:
+    """The stack of ``file`` with the stand-ins, up (and the seconds ``up`` took); always torn
+    down, with its volumes, afterwards."""
+    stack = Stack(f"crisptest{os.getpid()}{secrets.token_hex(2)}", file, OVERRIDES[file], env)
+    try:
+        yield stack, stack.up()
+    except BaseException:
+        with contextlib.suppress(AssertionError):  # the test's own failure is the one to see
+            stack.down()
+        raise
+    stack.down()
+
+
+def wait_for(what: str, probe: Callable[[], Any], timeout: float = START_S) -> Any:
+    """``probe()``'s first true value, tried every quarter second."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            found = probe()
+        except (OSError, urllib.error.URLError, AssertionError):
+            found = None
+        if found:
+            return found
+        assert time.monotonic() < deadline, f"{what}: not within {timeout:.0f} s"
+        time.sleep(0.25)
