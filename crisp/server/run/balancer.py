@@ -76,9 +76,7 @@ resolvers dns
 """
 
 
-def haproxy_config(
-    bind: str, servers: list[str], maxconn: int = 9000, dns: bool = False
-) -> str:
+def haproxy_config(bind: str, servers: list[str], maxconn: int = 9000, dns: bool = False) -> str:
     """The configuration listening on ``bind`` (``:8080``, ``127.0.0.1:8000``) in front of the
     nodes at ``servers`` (``host:port``). ``maxconn``: phones at once (each holds a WebSocket;
     HAProxy needs about twice as many file descriptors). ``dns``: look the servers' names up
