@@ -34,9 +34,15 @@ RUN (command -v pip >/dev/null || python -m venv /usr/local) \
 
 # -- the image ----------------------------------------------------------------------------------
 FROM ${BASE}
+# Before the RUN below, whose cache key they are part of: podman's layer cache keys a LABEL by its
+# text alone, and would keep the labels of an earlier build with other values.
+ARG VERSION=unknown
+ARG REVISION=unknown
 LABEL org.opencontainers.image.title="Crisp" \
       org.opencontainers.image.description="Self-hostable server for Crisp, the card game for 2 to 8 phones" \
-      org.opencontainers.image.licenses="MIT"
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}"
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1
 COPY --from=build /src/requirements.lock /tmp/requirements.lock
@@ -69,9 +75,4 @@ USER 10001:10001
 # fails. The server leaves these requests out of its access log (CRISP_ACCESS_LOG_HEALTHZ).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
     CMD python -c "import os, urllib.request; h = os.environ.get('CRISP_HOST', '0.0.0.0'); h = {'0.0.0.0': '127.0.0.1', '': '127.0.0.1', '::': '::1'}.get(h, h); h = '[' + h + ']' if ':' in h else h; urllib.request.urlopen('http://' + h + ':' + os.environ.get('CRISP_PORT', '8000') + '/healthz', timeout=4)" || exit 1
-# Last, so that a new revision rebuilds nothing but these labels.
-ARG VERSION=unknown
-ARG REVISION=unknown
-LABEL org.opencontainers.image.version="${VERSION}" \
-      org.opencontainers.image.revision="${REVISION}"
 CMD ["crisp", "serve"]

@@ -56,13 +56,14 @@ def image() -> pm.Built:
     pm.ensure_debian_base()
     args = {"BASE": pm.DEBIAN_BASE, "VERSION": _version(), "REVISION": _revision()}
     built = pm.build_image(TAG, args)
-    base_mb = int(pm.podman("image", "inspect", pm.DEBIAN_BASE, "--format", "{{.Size}}").stdout)
+    base_bytes = int(pm.podman("image", "inspect", pm.DEBIAN_BASE, "--format", "{{.Size}}").stdout)
     line = (
-        f"image {TAG}: built in {built.seconds:.1f} s, {built.size_mb:.0f} MB "
-        f"({built.size_mb - base_mb / 1e6:.0f} MB over the base {pm.DEBIAN_BASE})"
+        f"image {TAG}: built in {built.seconds:.1f} s (podman's cached layers reused), "
+        f"{built.size_mb:.0f} MB, {built.size_mb - base_bytes / 1e6:.0f} MB over the base "
+        f"{pm.DEBIAN_BASE}"
     )
     print(line)
-    _artifact("build.txt", line)
+    _artifact(f"build-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.txt", line)
     return built
 
 
@@ -217,9 +218,10 @@ async def _seated_again(srv: pm.Container, code: str, token: str) -> None:
 
 
 def test_sigkill_mid_game_loses_no_stored_change(image: pm.Built, names: tuple[str, str]) -> None:
-    """``podman kill -s KILL`` in the middle of a game: once started again, every phone
-    reconnects to the state it last saw (same round, turn, pile, its own card in hand and
-    version), and the game plays on to an end that its record replays to."""
+    """``podman kill -s KILL`` in the middle of a game, right after a move acknowledged to its
+    phone: once started again, every phone reconnects to the state it last saw (same round,
+    turn, pile, its own card in hand and version), and the game plays on to an end that its
+    record replays to."""
     srv = container(image, names, "kill").start()
     asyncio.run(_kill_mid_game(srv))
 
@@ -254,6 +256,21 @@ async def _quiet_state(seats: list[Seat]) -> list[Message]:
     raise AssertionError("the game did not come to rest")
 
 
+async def _one_more_move(seats: list[Seat], states: list[Message]) -> None:
+    """The seat whose turn it is draws (or discards the card it holds), and its move is
+    acknowledged: the last stored change before the kill is a move of the game."""
+    rnd = states[0]["view"]["round"]
+    assert rnd["phase"] == "play", rnd["phase"]
+    seat = seats[rnd["turn"]["seat"]]
+    mark = len(seat.received)
+    if rnd["turn"]["holding"]:
+        await seat.act("discard")
+        await seat.wait_type("discard", since=mark, seat=seat.seat)
+    else:
+        await seat.act("draw")
+        await seat.wait(lambda m: m["type"] == "draw" and "card" in m, since=mark)
+
+
 async def _kill_mid_game(srv: pm.Container) -> None:
     code, tokens = await seated_room(srv, ["Ana", "Ben", "Cy"])
     seats = [Seat(srv, code, t, f"s{i}", seed=i, p_call=0.0) for i, t in enumerate(tokens)]
@@ -268,6 +285,7 @@ async def _kill_mid_game(srv: pm.Container) -> None:
             await seats[0].wait_type("turn_end", since=mark, timeout=60)
         for s in seats:
             await s.stop_playing()
+        await _one_more_move(seats, await _quiet_state(seats))
         before = await _quiet_state(seats)
         assert not before[0]["view"]["over"], "the game ended before the kill"
         srv.kill()
@@ -304,14 +322,15 @@ def test_stop_closes_sockets_with_1012_and_exits_within_its_timeout(
     image: pm.Built, names: tuple[str, str]
 ) -> None:
     """``podman stop`` (SIGTERM): an open WebSocket is closed with 1012 (service restart, the
-    phone reconnects), and the container exits well before podman's 10 s would kill it."""
+    phone reconnects), and the server exits by itself, 0, within podman's timeout (after it,
+    podman would SIGKILL: exit 137). The time ``podman stop`` took is printed."""
     srv = container(image, names, "stop").start()
     seconds = asyncio.run(_stopped(srv))
-    print(f"podman stop: {seconds:.2f} s")
-    _artifact("stop.txt", f"podman stop: {seconds:.2f} s (an open WebSocket closed with 1012)")
+    line = f"podman stop: {seconds:.2f} s of its {STOP_TIMEOUT_S} s (open WebSocket: 1012)"
+    print(line)
+    _artifact("stop.txt", line)
     state = pm.inspect("container", srv.name)["State"]
-    assert state["ExitCode"] == 0, srv.logs()
-    assert seconds < STOP_TIMEOUT_S / 2
+    assert state["ExitCode"] == 0, (state["ExitCode"], srv.logs())
 
 
 async def _stopped(srv: pm.Container) -> float:
