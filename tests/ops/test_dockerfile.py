@@ -695,8 +695,17 @@ def parse_yaml(text: str) -> object:
             while i < len(rows) and rows[i][1] == indent and rows[i][2].startswith("- "):
                 number, _, body = rows[i]
                 pair = re.fullmatch(r"([\w.-]+):\s+(.+)", body[2:].strip())
-                if pair:  # a one-key mapping item (a network's `- subnet: 172.30.24.0/24`)
-                    items.append({pair.group(1): _unquote(pair.group(2), number)})
+                if pair:  # a mapping item of scalars (a network's `- subnet: 172.30.24.0/24`
+                    # and, on the lines below it, `ip_range: 172.30.24.128/25`)
+                    item = {pair.group(1): _unquote(pair.group(2), number)}
+                    while i + 1 < len(rows) and rows[i + 1][1] == indent + 2:
+                        number, _, body = rows[i + 1]
+                        more = re.fullmatch(r"([\w.-]+):\s+(.+)", body)
+                        assert more, f"compose.yaml line {number}: {body!r} is not `key: value`"
+                        assert more.group(1) not in item, f"compose.yaml line {number}: twice"
+                        item[more.group(1)] = _unquote(more.group(2), number)
+                        i += 1
+                    items.append(item)
                 else:
                     assert not re.match(r"[\w.-]+:(\s|$)", body[2:]), f"line {number}: a mapping"
                     items.append(_unquote(body[2:].strip(), number))
@@ -729,6 +738,7 @@ def test_yaml_subset_parser() -> None:
     text = "a:\n  b: \"x: #1\"  # note\n  c:\n    - 80:80\n    - 'it''s'\n  d:\ne: 8000\n"
     assert parse_yaml(text) == {"a": {"b": "x: #1", "c": ["80:80", "it's"], "d": None}, "e": 8000}
     assert parse_yaml("a:\n  - b: 1\n") == {"a": [{"b": 1}]}
+    assert parse_yaml("a:\n  - b: 1\n    c: x\n") == {"a": [{"b": 1, "c": "x"}]}
     for bad in ["a: {b: 1}\n", "a: &x 1\n", "a:\n  - b:\n", "a: 1\na: 2\n", "a: |\n  x\n"]:
         with pytest.raises(AssertionError):
             parse_yaml(bad)
@@ -793,7 +803,10 @@ def test_compose_runs_the_image_behind_caddy(compose: dict[str, Any], final: Sta
     assert caddy["restart"] == "unless-stopped"
     assert caddy["depends_on"] == {"crisp": {"condition": "service_healthy"}}
     assert final.all("HEALTHCHECK"), "service_healthy needs the image's HEALTHCHECK"
-    assert sorted(caddy["ports"]) == ["443:443", "443:443/udp", "80:80"]
+    # Where the host publishes them is a setting (CRISP_HTTP_PUBLISH, CRISP_HTTPS_PUBLISH): 80
+    # and 443 unless set.
+    published = [re.sub(r"\$\{CRISP_HTTPS?_PUBLISH:-(\d+)\}", r"\1", p) for p in caddy["ports"]]
+    assert sorted(published) == ["443:443", "443:443/udp", "80:80"]
     mounts = caddy["volumes"]
     assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in mounts
     assert (ROOT / "deploy" / "Caddyfile").is_file()

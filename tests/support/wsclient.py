@@ -86,6 +86,8 @@ class Client:
             max_size=2**22,
             additional_headers=headers,
             open_timeout=10,
+            # A server behind TLS names the context that trusts its certificate (wss://).
+            **getattr(self.server, "ws_options", {}),
         )
         self._reader = asyncio.get_running_loop().create_task(self._read())
         if hello:

@@ -66,24 +66,24 @@ backend nodes
 {servers}{resolvers}"""
 
 RESOLVERS = """
-# The nodes' names, looked up in Docker's DNS again and again (a node that was down, or came
-# back with a new address, is found without restarting HAProxy).
+# The nodes' names, looked up again and again (a node that was down, or came back with a new
+# address, is found without restarting HAProxy) in the name servers of the container's
+# /etc/resolv.conf: Docker's embedded DNS (127.0.0.11), podman's aardvark-dns (the network's
+# gateway). A name server that does not answer puts every node in maintenance.
 resolvers dns
-    nameserver local {dns}
+    parse-resolv-conf
     hold valid 2s
 """
 
 
-def haproxy_config(
-    bind: str, servers: list[str], maxconn: int = 9000, dns: str | None = None
-) -> str:
+def haproxy_config(bind: str, servers: list[str], maxconn: int = 9000, dns: bool = False) -> str:
     """The configuration listening on ``bind`` (``:8080``, ``127.0.0.1:8000``) in front of the
     nodes at ``servers`` (``host:port``). ``maxconn``: phones at once (each holds a WebSocket;
-    HAProxy needs about twice as many file descriptors). ``dns``: a name server to look the
-    servers' names up in at run time (Docker's: ``127.0.0.11:53``)."""
+    HAProxy needs about twice as many file descriptors). ``dns``: look the servers' names up
+    at run time too, in the name servers of /etc/resolv.conf (a container's)."""
     lines = "".join(f"    server node{i + 1} {s}\n" for i, s in enumerate(servers))
     resolve = " resolvers dns init-addr last,libc,none" if dns else ""
-    resolvers = RESOLVERS.format(dns=dns) if dns else ""
+    resolvers = RESOLVERS if dns else ""
     return HEAD + BODY.format(
         bind=bind, servers=lines, maxconn=maxconn, resolve=resolve, resolvers=resolvers
     )
@@ -95,7 +95,7 @@ def haproxy_bin() -> str | None:
     return found or next((p for p in ("/usr/sbin/haproxy",) if Path(p).exists()), None)
 
 
-COMPOSE = haproxy_config(":8080", ["node1:8000", "node2:8000", "node3:8000"], dns="127.0.0.11:53")
+COMPOSE = haproxy_config(":8080", ["node1:8000", "node2:8000", "node3:8000"], dns=True)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.stdout.write(COMPOSE)
