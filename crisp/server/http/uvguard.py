@@ -45,7 +45,7 @@ from websockets.protocol import Protocol as FrameProtocol
 
 from crisp.server.http.directsend import EXTENSION, Binary, Ending, Receiver
 from crisp.server.http.lightsync import Flag, ReceiveQueue, Routed
-from crisp.server.limits.ratelimit import TokenBucket
+from crisp.server.limits.bucket import TokenBucket
 from crisp.server.settings import Settings
 
 log = logging.getLogger("crisp.server")

@@ -20,9 +20,7 @@ from crisp.server.registry import Registry
 from crisp.server.rooms.batch import GroupCommit
 from crisp.server.rooms.handlers import dispatch
 from crisp.server.rooms.lobby import Lobby
-from crisp.server.rooms.members import new_code
 from crisp.server.rooms.peer import Peer
-from crisp.server.rooms.refused import Refused
 from crisp.server.rooms.room import Room
 from crisp.server.rooms.seeds import draw_server_seed
 from crisp.server.settings import Settings
@@ -31,7 +29,9 @@ from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage, StoredRoom
 from crisp.server.wire import protocol as P
 from crisp.server.wire.closecodes import CloseCode
+from crisp.server.wire.errors import Refused
 from crisp.server.wire.parse import Unreadable, parse
+from crisp.server.wire.roomcode import new_code
 
 log = logging.getLogger("crisp.server")
 

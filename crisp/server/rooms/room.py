@@ -34,7 +34,6 @@ from crisp.server.rooms.latency import Probes
 from crisp.server.rooms.lobby import IN_GAME, Lobby, Phase
 from crisp.server.rooms.members import Member, new_token, token_hash
 from crisp.server.rooms.peer import Peer
-from crisp.server.rooms.refused import Refused
 from crisp.server.rooms.seatbots import SeatBots
 from crisp.server.rooms.seeds import draw_server_seed
 from crisp.server.seam import (
@@ -54,6 +53,7 @@ from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage
 from crisp.server.wire.closecodes import CloseCode
 from crisp.server.wire.encoder import dumps as encode
+from crisp.server.wire.errors import Refused
 
 log = logging.getLogger("crisp.server")
 
