@@ -55,7 +55,7 @@ class Hub:
         self.renewer: asyncio.Task[None] | None = None
         self.metrics: Metrics | None = None  # set by the app (GET /metrics)
         # group commit (batch.py): one transaction a loop turn for every room changed in it
-        self.batch = GroupCommit(store) if settings.group_commit else None
+        self.batch = GroupCommit(store, defer=settings.group_commit)
         # one generator for every room's bots and probe jitter (no secret: 2.9 KB a room less)
         self.rng = random.Random()
 
@@ -108,8 +108,7 @@ class Hub:
                     self.leases.release(room.code)
             for conn in list(room.conns):
                 conn.close(CloseCode.GOING_AWAY)
-        if self.batch is not None:
-            await self.batch.drain()  # what the last turn changed, before the store closes
+        await self.batch.drain()  # what the last turn changed, before the store closes
         self.store.close()
 
     # -- ownership (a shared store) -------------------------------------------------------------
@@ -192,8 +191,7 @@ class Hub:
         spec = self.games[lobby.game_type]
         room = Room(lobby, spec, self.store, self.clock, self.settings, self.batch, self.rng)
         room.metrics = self.metrics
-        if self.batch is not None:
-            self.batch.metrics = self.metrics
+        self.batch.metrics = self.metrics
         return room
 
     def create_room(self, game_type: str | None = None) -> Room:

@@ -7,11 +7,13 @@ transaction; only then are the messages sent. If the write fails, the room is pu
 it was (the lobby from its state, the match rebuilt from its stored log), the sender is told
 ``unavailable`` and no one else sees anything. Versions and log numbers move only on a write.
 
-With group commit (``group_commit``, the default; ``batch.py``) the write waits for the end of the
-event loop's turn, in one transaction with every other room changed in it: the room's version and
+The write is group commit's (``batch.py``), the only write path: it waits for the end of the
+event loop's turn, in one transaction with every other room changed in it. The room's version and
 log numbers move at once (a second change in the same turn numbers after the first), and all it
 sends is queued until the commit; a failed commit puts it back as it was before its first change
-of the batch. Whoever needs the outcome awaits ``settled()``.
+of the batch. Whoever needs the outcome awaits ``settled()``. Where no loop runs (loading at
+start-up) or group commit is off (``CRISP_GROUP_COMMIT=0``), the batch is the room's change alone,
+written before ``_run`` returns, and a failure raises the refusal.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ import functools
 import logging
 import math
 import random
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,8 +49,6 @@ from crisp.server.seam import (
 )
 from crisp.server.seam import Status as MatchStatus
 from crisp.server.settings import Settings
-from crisp.server.store.leases import LeaseLost
-from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage
 from crisp.server.wire.closecodes import CloseCode
 from crisp.server.wire.encoder import dumps as encode
@@ -116,7 +115,7 @@ class Room:
         store: Storage,
         clock: Clock,
         settings: Settings,
-        batch: GroupCommit | None = None,
+        batch: GroupCommit | None = None,  # None: a batch of its own, written at once
         rng: random.Random | None = None,
     ) -> None:
         self.lobby = lobby
@@ -154,50 +153,41 @@ class Room:
         # called when a write finds that another node owns the room now (a shared store)
         self.on_lost: Callable[[Room], None] | None = None
         self.metrics: Metrics | None = None  # GET /metrics: counters only on this path
-        self.batch = batch  # group commit (None: each change written at once)
+        self.batch = batch or GroupCommit(store, defer=False)  # group commit (batch.py)
         self._pending: Pending | None = None  # this room's part of the open batch
+        self.retry_at = 0.0  # after a failed write: nothing due is tried again before this
 
     # -- the pipeline -------------------------------------------------------------------------
 
     def _run(self, step: Callable[[Txn], None]) -> None:
-        """validate → apply → write → send. A refusal after a partial change (deadlines that
-        were due) stores and sends that part, then refuses."""
-        if self.batch is not None and self.batch.deferring():
-            self._run_batched(step, self.batch)
-            return
+        """validate → apply → write → send. The write and the sends wait for the end of the
+        event loop's turn (group commit, ``batch.py``), or, where no loop runs or group commit
+        is off, are done before this returns: a failed write then raises its refusal. A refusal
+        after a partial change (deadlines that were due) stores and sends that part, then
+        refuses."""
         before, txn, refused = self._apply_step(step)
+        deferred = self.batch.deferring()
+        pending = None
         if txn:
-            try:
-                self._write(txn)
-            except LeaseLost as err:
-                log.warning("room %s: another node owns it now; the change was dropped", self.code)
-                self._restore(before, txn.touched)
-                self.stop_timers()
-                if self.on_lost is not None:
-                    self.on_lost(self)
-                raise Refused("unavailable", MOVED) from err
-            except StoreUnavailable as err:  # an outage: logged once by the store's Outage
-                self._restore(before, txn.touched)
-                raise Refused("unavailable", UNAVAILABLE) from err
-            except Exception as err:
-                log.exception("room %s: a write failed; the change was undone", self.code)
-                self._restore(before, txn.touched)
-                raise Refused("unavailable", UNAVAILABLE) from err
+            pending = self._pending
+            if pending is None or pending.sealed:  # sealed: in flight, the next batch's then
+                pending = self._pending = self.batch.begin(self, before, deferred)
+            self._enqueue(pending, txn)
             self._stored(txn)
-        self._finish(txn, refused)
+        self._send(txn)
+        self._plan()
+        if pending is not None and not deferred:
+            self.batch.write_now()
+            if pending.refusal is not None:
+                raise pending.refusal from pending.error
+        if refused is not None:
+            raise refused
 
     def _stored(self, txn: Txn) -> None:
         """A change is stored (or queued in the open batch): stale floors moved, counted."""
         self._mark_stale(txn)
         if self.metrics is not None:
             self.metrics.applied(self.lobby.game_type)
-
-    def _finish(self, txn: Txn, refused: Refused | None) -> None:
-        """Send what the change sends, plan the next wakeup, then refuse a partial step."""
-        self._send(txn)
-        self._plan()
-        if refused is not None:
-            raise refused
 
     def _apply_step(self, step: Callable[[Txn], None]) -> tuple[Snapshot, Txn, Refused | None]:
         """validate → apply, into a new transaction: what a failure puts back, the transaction,
@@ -212,17 +202,6 @@ class Room:
             self._restore(before, txn.touched)
             raise
         return before, txn, None
-
-    def _run_batched(self, step: Callable[[Txn], None], batch: GroupCommit) -> None:
-        """validate → apply → queue the write and the sends in the open batch (``batch.py``)."""
-        before, txn, refused = self._apply_step(step)
-        if txn:
-            pending = self._pending
-            if pending is None or pending.sealed:  # sealed: in flight, the next batch's then
-                pending = self._pending = batch.begin(self, before)
-            self._enqueue(pending, txn)
-            self._stored(txn)
-        self._finish(txn, refused)
 
     def _enqueue(self, pending: Pending, txn: Txn) -> None:
         """The change's row, merged into the room's part of the batch; numbered at once."""
@@ -244,7 +223,6 @@ class Room:
         if pending is None:
             return None
         if pending.future is None:
-            assert self.batch is not None
             pending.future = self.batch.future()
         return pending.future
 
@@ -322,8 +300,14 @@ class Room:
                 self.send_state(conn)
         for do in pending.always:
             do()
+        self._retry_later()
         self._plan()
         return Refused("unavailable", UNAVAILABLE)
+
+    def _retry_later(self) -> None:
+        """A write failed: what is due waits ``store_retry_s`` before it is tried again (an
+        outage is not retried in a busy loop, nor logged a line a try)."""
+        self.retry_at = self.clock.now() + self.settings.store_retry_s
 
     def _rebuild_bots(self) -> None:
         """The bots saw messages that were undone: each is made again from its seat's view."""
@@ -369,20 +353,6 @@ class Room:
         self.between_until, self.last_record = s.between_until, s.last_record
         self.bots.restore(s.bots)
         self.version, self.log_seq, self.updated = s.version, s.log_seq, s.updated
-
-    def _write(self, txn: Txn) -> None:
-        version = self.version + 1
-        updated = self.clock.wall()
-        numbered = [(self.log_seq + i, entry) for i, entry in enumerate(txn.entries)]
-        state = self.lobby.to_state() if txn.lobby else None
-        start = time.perf_counter()
-        self.store.write(self.code, state, numbered, updated, version)
-        if self.metrics is not None:
-            self.metrics.wrote(time.perf_counter() - start)
-        if state is not None:
-            self._stored_lobby = state
-        self.version, self.updated = version, updated
-        self.log_seq += len(numbered)
 
     def _mark_stale(self, txn: Txn) -> None:
         v = self.version
@@ -667,7 +637,7 @@ class Room:
                 log.exception("room %s: a bot failed to plan", self.code)
         when = self.next_wakeup()
         if when is not None:
-            self.timer = self.clock.call_at(when, self._wake)
+            self.timer = self.clock.call_at(max(when, self.retry_at), self._wake)
         self._plan_probes()
 
     async def _wake(self) -> None:
@@ -675,7 +645,8 @@ class Room:
             try:
                 self.tick()
             except Refused as err:
-                log.warning("room %s: a deadline was not applied: %s", self.code, err.message)
+                if err.code != "unavailable":  # a failed write is logged where it failed
+                    log.warning("room %s: a deadline was not applied: %s", self.code, err.message)
             except Exception:
                 log.exception("room %s: a deadline failed", self.code)
             finally:
@@ -683,14 +654,16 @@ class Room:
         await self.quietly_settled()
 
     async def quietly_settled(self) -> None:
-        """Wait for the commit of what is pending (a failure is logged: no one to tell)."""
+        """Wait for the commit of what is pending. A failure has no one to tell, and is logged
+        where it failed (the store's outage, a room another node took, a failed write): not
+        again here, a line a try."""
         wait = self.settled()
         if wait is None:
             return
         try:
             await wait
         except Refused as err:
-            log.warning("room %s: a change was not stored: %s", self.code, err.message)
+            log.debug("room %s: a change was not stored: %s", self.code, err.message)
 
     # -- round trips (R-WINDOW-LAG, latency.py) -------------------------------------------------
 

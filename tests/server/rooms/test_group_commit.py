@@ -257,8 +257,7 @@ def test_an_http_join_is_answered_after_its_commit(tmp_path: Path, group: bool) 
             hub = server.hub
             store = CountingStore(hub.store, [])
             hub.store = store
-            if hub.batch is not None:
-                hub.batch.store = store
+            hub.batch.store = store
             made = await server.create_room("Ana")
             code = made["code"]
             assert stored(store)[code][0] == 1  # stored before the answer
