@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from roomkit import FakePhone, Kit
 
-from crisp.server.rooms.room import UNAVAILABLE, Room
+from crisp.server.rooms.commit import UNAVAILABLE
+from crisp.server.rooms.room import Room
 from crisp.server.store.leases import LeaseLost
 from crisp.server.store.sqlite import Row, Store
 
