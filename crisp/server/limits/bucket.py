@@ -31,7 +31,7 @@ class TokenBucket:
         return 0.0 if missing <= 0 else missing / self.rate
 
     def take(self, now: float | None = None, cost: float = 1.0) -> bool:
-        """Take ``cost`` tokens if they are there; False (taking nothing) if not."""
+        """Take ``cost`` tokens if they are there; False (none taken) if not."""
         if self.wait(time.monotonic() if now is None else now, cost) > 0:
             return False
         self.tokens -= cost

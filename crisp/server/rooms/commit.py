@@ -1,4 +1,4 @@
-"""A room's change in the making, its write and its undo: the transaction a step fills
+"""A room's change as it is made, written and undone: the transaction a step fills
 (``Txn``), what a failed write puts back (``Snapshot``), the room's part of group commit's batch
 (numbered at once, its sends queued until the commit, ``batch.py``), and what a failed commit
 undoes and tells again. ``Room`` (``room.py``) keeps the flow: validate → apply → write → send."""
