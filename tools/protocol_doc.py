@@ -49,10 +49,11 @@ from crisp.games.crisps import wire as CW
 from crisp.games.crisps.moves import CrispsMove
 from crisp.games.crisps.moves import CrispsOptions as CrispsOptionsModel
 from crisp.server.registry import Registry
-from crisp.server.rooms.members import CODE_ALPHABET, CODE_LENGTH, NAME_MAX
+from crisp.server.rooms.members import NAME_MAX
 from crisp.server.settings import Settings
 from crisp.server.wire import protocol as P
 from crisp.server.wire.closecodes import CloseCode
+from crisp.server.wire.roomcode import CODE_ALPHABET, CODE_LENGTH
 
 COMMAND = ".venv/bin/python tools/protocol_doc.py > docs/protocol.md"
 TEMPLATE = Path(__file__).with_name("protocol.md.in")

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from crisp.server.http.admin import TOKEN_FILE
-from crisp.server.rooms.members import normalize_code
 from crisp.server.store.backup import DB_FILE, AdminError, no_server
 from crisp.server.store.migrations import check_sqlite
 from crisp.server.store.sqlite import in_use
+from crisp.server.wire.roomcode import normalize_code
 
 COLUMNS = ("code", "game", "phase", "seats", "members", "age")
 

@@ -27,8 +27,6 @@ from crisp.server.limits.ratelimit import SEAT_COOKIE, Limiters, LimitRefused
 from crisp.server.observe.metrics import Metrics
 from crisp.server.registry import Registry
 from crisp.server.rooms.hub import Hub
-from crisp.server.rooms.members import is_code, normalize_code
-from crisp.server.rooms.refused import Refused
 from crisp.server.rooms.room import Room
 from crisp.server.settings import Settings
 from crisp.server.socket.endpoint import endpoint
@@ -37,7 +35,9 @@ from crisp.server.store.leases import Leases, RoomBusy
 from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage, Store
 from crisp.server.wire.closecodes import CloseCode
+from crisp.server.wire.errors import Refused
 from crisp.server.wire.protocol import CreateRequest, Joined, JoinRequest
+from crisp.server.wire.roomcode import is_code, normalize_code
 from crisp.version import crisp_version
 
 log = logging.getLogger("crisp.server")

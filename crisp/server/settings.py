@@ -134,6 +134,12 @@ class Settings(BaseSettings):
         description="one store transaction per event-loop turn for every room changed in it "
         "(each room's messages sent after its commit); off: one transaction per change",
     )
+    store_retry_s: float = Field(
+        1.0,
+        gt=0,
+        description="after a change could not be stored (a store outage), how long a room waits "
+        "before it tries what is due again (a deadline, a deal, a bot's move)",
+    )
     pg_writer_thread: bool = Field(
         True,
         description="PostgreSQL: group commit's transactions are sent by a writer thread on its "

@@ -23,11 +23,11 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 
 from crisp.server.rooms.hub import Hub
-from crisp.server.rooms.members import normalize_code
 from crisp.server.rooms.room import Room
 from crisp.server.settings import Settings
 from crisp.server.store.leases import RoomBusy
 from crisp.server.wire.closecodes import CloseCode
+from crisp.server.wire.roomcode import normalize_code
 
 log = logging.getLogger("crisp.server")
 TOKEN_FILE = "admin.token"

@@ -28,42 +28,13 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket
 
+from crisp.server.limits.bucket import TokenBucket
 from crisp.server.limits.clientaddr import rate_key
-from crisp.server.rooms.members import is_code, normalize_code
 from crisp.server.settings import Settings
+from crisp.server.wire.errors import ErrorCode
+from crisp.server.wire.roomcode import is_code, normalize_code
 
 Clock = Callable[[], float]
-
-
-class TokenBucket:
-    """``rate`` tokens a second, at most ``burst`` saved up; starts full."""
-
-    def __init__(self, rate: float, burst: float, now: float) -> None:
-        self.rate = rate
-        self.burst = float(burst)
-        self.tokens = float(burst)
-        self.at = now
-
-    def _refill(self, now: float) -> None:
-        if now > self.at:
-            self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-            self.at = now
-
-    def wait(self, now: float, cost: float = 1.0) -> float:
-        """Seconds until ``cost`` tokens are there (0: now). Takes nothing."""
-        self._refill(now)
-        missing = cost - self.tokens
-        return 0.0 if missing <= 0 else missing / self.rate
-
-    def take(self, now: float, cost: float = 1.0) -> bool:
-        if self.wait(now, cost) > 0:
-            return False
-        self.tokens -= cost
-        return True
-
-    def full(self, now: float) -> bool:
-        self._refill(now)
-        return self.tokens >= self.burst
 
 
 class KeyedBuckets:
@@ -100,7 +71,7 @@ class LimitRefused(Exception):
     ``Retry-After`` header when ``retry_after`` is given)."""
 
     def __init__(
-        self, status: int, code: str, message: str, retry_after: float | None = None
+        self, status: int, code: ErrorCode, message: str, retry_after: float | None = None
     ) -> None:
         super().__init__(message)
         self.status = status

@@ -11,18 +11,18 @@ import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from crisp.server.rooms.refused import Refused
 from crisp.server.settings import Settings
 from crisp.server.wire.closecodes import CloseCode
+from crisp.server.wire.errors import ErrorCode, Refused
 
 # Close codes of the limits (all of them are in crisp/server/wire/closecodes.py).
 CLOSE_HELLO_TIMEOUT = CloseCode.HELLO_TIMEOUT
 CLOSE_ROOM_FULL = CloseCode.ROOM_FULL
 CLOSE_CONTROL_FLOOD = CloseCode.POLICY  # ping/pong frames far over their budget
 
-SERVER_FULL = "server_full"  # HTTP 503: rooms_max rooms are open
-ROOM_FULL = "room_full"  # HTTP 409 on a join; an error then 4429 on a watcher's hello
-HOST_NOT_HUMAN = "host_not_human"  # a host role passed to a bot
+SERVER_FULL: ErrorCode = "server_full"  # HTTP 503: rooms_max rooms are open
+ROOM_FULL: ErrorCode = "room_full"  # HTTP 409 on a join; an error then 4429 on a watcher's hello
+HOST_NOT_HUMAN: ErrorCode = "host_not_human"  # a host role passed to a bot
 
 
 def check_room_count(open_rooms: int, settings: Settings) -> Refused | None:

@@ -1,4 +1,4 @@
-"""Group commit (issue 22): one store transaction per event-loop turn for every room that changed
+"""Group commit: one store transaction per event-loop turn for every room that changed
 in that turn, each room's messages sent only after that commit.
 
 A room's pipeline (``Room._run``) validates and applies a change at once, as before, but instead
@@ -22,8 +22,9 @@ first of them, and every sender of either is refused).
 
 Whoever needs the outcome (an HTTP route that creates or joins, the hub for the sender of a
 message) awaits ``Room.settled()``: a future resolved by the flush (a ``Refused`` on failure).
-Without a running event loop (loading at start-up) there is no turn to wait for: the change is
-written at once, in a batch of its own.
+Without a running event loop (loading at start-up, a command-line tool) or with group commit off
+(``CRISP_GROUP_COMMIT=0``) there is no turn to wait for: the room's change is written at once,
+in a batch of its own (``write_now``), by the same code, and a failure raises its refusal.
 """
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ class Pending:
     future: asyncio.Future[None] | None = None
     sealed: bool = False  # its row is being written: a new change of the room opens a new one
     merged: list[Pending] = field(default_factory=list)  # the next batch's records, undone too
+    refusal: Exception | None = None  # its senders' refusal, once its commit failed
+    error: BaseException | None = None  # why the commit failed
 
     def row(self) -> Row:
         return (self.room.code, self.state, self.entries, self.updated, self.version)
@@ -117,8 +120,9 @@ def write_many(store: Storage, rows: Sequence[Row]) -> None:
 class GroupCommit:
     """The open batch of one hub: the rooms changed in this loop turn, flushed at its end."""
 
-    def __init__(self, store: Storage) -> None:
+    def __init__(self, store: Storage, defer: bool = True) -> None:
         self.store = store
+        self.defer = defer  # False: every change written at once, in a batch of its own
         self.metrics: Metrics | None = None
         self.open: list[Pending] = []
         self._scheduled = False
@@ -131,7 +135,10 @@ class GroupCommit:
         self.changes_written = 0
 
     def deferring(self) -> bool:
-        """Whether a change can wait for the end of the turn (an event loop is running)."""
+        """Whether a change can wait for the end of the turn (group commit is on and an event
+        loop is running); if not, the room has its batch written at once (``write_now``)."""
+        if not self.defer:
+            return False
         loop = self._loop
         if loop is not None and loop.is_running():
             return True
@@ -145,11 +152,12 @@ class GroupCommit:
         assert self._loop is not None
         return self._loop.create_future()
 
-    def begin(self, room: Batched, before: Any) -> Pending:
-        """Open ``room``'s record in this batch (its first change); the flush is scheduled."""
+    def begin(self, room: Batched, before: Any, deferred: bool) -> Pending:
+        """Open ``room``'s record in this batch (its first change); the flush is scheduled at
+        the end of the turn if ``deferred``, else the room calls ``write_now``."""
         pending = Pending(room, before)
         self.open.append(pending)
-        if not self._scheduled:
+        if deferred and not self._scheduled:
             self._scheduled = True
             assert self._loop is not None  # begin() follows deferring()
             self._loop.call_soon(self.flush)
@@ -170,6 +178,18 @@ class GroupCommit:
             assert self._loop is not None
             self.writing = self._loop.create_task(self._write_off_loop(off_loop, batch))
             return
+        self._write_here(batch)
+
+    def write_now(self) -> None:
+        """Write the open batch in this call (no event loop runs, or group commit is off): the
+        rooms' sends go out, or each is undone and its record's ``refusal`` set."""
+        batch, self.open = self.open, []
+        for p in batch:
+            p.sealed = True
+        self._write_here(batch)
+
+    def _write_here(self, batch: list[Pending]) -> None:
+        """Write ``batch`` on this thread, in one transaction (again without a lost room)."""
         while batch:
             start = time.perf_counter()
             self.transactions += 1
@@ -245,8 +265,11 @@ class GroupCommit:
             codes = ", ".join(p.room.code for p in batch)
             log.error("a write failed; the changes of rooms %s were undone", codes, exc_info=err)
         self._merge_later(batch)
+        if isinstance(err, StoreUnavailable):  # counted in the outage's closing line
+            err.refused(sum(p.changes + sum(m.changes for m in p.merged) for p in batch))
         for p in batch:
-            refusal = p.room.undone(p, lost, err)
+            refusal = p.refusal = p.room.undone(p, lost, err)
+            p.error = err
             for future in p.futures():
                 future.set_exception(refusal)
 

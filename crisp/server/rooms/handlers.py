@@ -15,10 +15,10 @@ from typing import Any
 from crisp.engine.common.messages import encode
 from crisp.server.rooms.lobby import IN_GAME, Phase
 from crisp.server.rooms.peer import Peer
-from crisp.server.rooms.refused import Refused
 from crisp.server.rooms.room import Room
 from crisp.server.seam import BadFields, Fields
 from crisp.server.wire import protocol as P
+from crisp.server.wire.errors import Refused
 
 
 class Who(Enum):

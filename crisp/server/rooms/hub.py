@@ -20,9 +20,7 @@ from crisp.server.registry import Registry
 from crisp.server.rooms.batch import GroupCommit
 from crisp.server.rooms.handlers import dispatch
 from crisp.server.rooms.lobby import Lobby
-from crisp.server.rooms.members import new_code
 from crisp.server.rooms.peer import Peer
-from crisp.server.rooms.refused import Refused
 from crisp.server.rooms.room import Room
 from crisp.server.rooms.seeds import draw_server_seed
 from crisp.server.settings import Settings
@@ -31,7 +29,9 @@ from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage, StoredRoom
 from crisp.server.wire import protocol as P
 from crisp.server.wire.closecodes import CloseCode
+from crisp.server.wire.errors import Refused
 from crisp.server.wire.parse import Unreadable, parse
+from crisp.server.wire.roomcode import new_code
 
 log = logging.getLogger("crisp.server")
 
@@ -55,7 +55,7 @@ class Hub:
         self.renewer: asyncio.Task[None] | None = None
         self.metrics: Metrics | None = None  # set by the app (GET /metrics)
         # group commit (batch.py): one transaction a loop turn for every room changed in it
-        self.batch = GroupCommit(store) if settings.group_commit else None
+        self.batch = GroupCommit(store, defer=settings.group_commit)
         # one generator for every room's bots and probe jitter (no secret: 2.9 KB a room less)
         self.rng = random.Random()
 
@@ -108,8 +108,7 @@ class Hub:
                     self.leases.release(room.code)
             for conn in list(room.conns):
                 conn.close(CloseCode.GOING_AWAY)
-        if self.batch is not None:
-            await self.batch.drain()  # what the last turn changed, before the store closes
+        await self.batch.drain()  # what the last turn changed, before the store closes
         self.store.close()
 
     # -- ownership (a shared store) -------------------------------------------------------------
@@ -192,8 +191,7 @@ class Hub:
         spec = self.games[lobby.game_type]
         room = Room(lobby, spec, self.store, self.clock, self.settings, self.batch, self.rng)
         room.metrics = self.metrics
-        if self.batch is not None:
-            self.batch.metrics = self.metrics
+        self.batch.metrics = self.metrics
         return room
 
     def create_room(self, game_type: str | None = None) -> Room:

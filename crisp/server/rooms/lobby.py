@@ -9,8 +9,8 @@ from enum import StrEnum
 from typing import Any
 
 from crisp.server.rooms.members import BOT_NAMES, Member, clean_name, token_hash
-from crisp.server.rooms.refused import Refused
 from crisp.server.rooms.seeds import CLIENT_SEED_MAX, commitment
+from crisp.server.wire.errors import Refused
 
 
 class Phase(StrEnum):

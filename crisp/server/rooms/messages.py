@@ -8,8 +8,8 @@ from typing import Any
 
 from crisp.server.rooms.lobby import IN_GAME, Lobby, Phase
 from crisp.server.rooms.peer import Peer
-from crisp.server.rooms.refused import Refused
 from crisp.server.seam import Match
+from crisp.server.wire.errors import Refused
 
 
 def room_message(

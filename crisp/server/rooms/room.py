@@ -7,11 +7,13 @@ transaction; only then are the messages sent. If the write fails, the room is pu
 it was (the lobby from its state, the match rebuilt from its stored log), the sender is told
 ``unavailable`` and no one else sees anything. Versions and log numbers move only on a write.
 
-With group commit (``group_commit``, the default; ``batch.py``) the write waits for the end of the
-event loop's turn, in one transaction with every other room changed in it: the room's version and
+The write is group commit's (``batch.py``), the only write path: it waits for the end of the
+event loop's turn, in one transaction with every other room changed in it. The room's version and
 log numbers move at once (a second change in the same turn numbers after the first), and all it
 sends is queued until the commit; a failed commit puts it back as it was before its first change
-of the batch. Whoever needs the outcome awaits ``settled()``.
+of the batch. Whoever needs the outcome awaits ``settled()``. Where no loop runs (loading at
+start-up) or group commit is off (``CRISP_GROUP_COMMIT=0``), the batch is the room's change alone,
+written before ``_run`` returns, and a failure raises the refusal.
 """
 
 from __future__ import annotations
@@ -21,20 +23,18 @@ import functools
 import logging
 import math
 import random
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from crisp.server.clock import Clock, GameClock, Timer
 from crisp.server.observe.metrics import Metrics
 from crisp.server.rooms import messages
-from crisp.server.rooms.batch import GroupCommit, Pending, Queued
+from crisp.server.rooms.batch import GroupCommit, Pending
+from crisp.server.rooms.commit import Committing, Txn
 from crisp.server.rooms.latency import Probes
 from crisp.server.rooms.lobby import IN_GAME, Lobby, Phase
 from crisp.server.rooms.members import Member, new_token, token_hash
 from crisp.server.rooms.peer import Peer
-from crisp.server.rooms.refused import Refused
 from crisp.server.rooms.seatbots import SeatBots
 from crisp.server.rooms.seeds import draw_server_seed
 from crisp.server.seam import (
@@ -49,55 +49,12 @@ from crisp.server.seam import (
 )
 from crisp.server.seam import Status as MatchStatus
 from crisp.server.settings import Settings
-from crisp.server.store.leases import LeaseLost
-from crisp.server.store.outage import StoreUnavailable
 from crisp.server.store.sqlite import Storage
 from crisp.server.wire.closecodes import CloseCode
 from crisp.server.wire.encoder import dumps as encode
+from crisp.server.wire.errors import Refused
 
 log = logging.getLogger("crisp.server")
-
-UNAVAILABLE = "the server cannot save right now; nothing was changed"
-MOVED = "this room is served by another server now: reconnect"
-
-Send = tuple[str, Any]  # ("outs", [Outgoing]) | ("room", None) | ("do", callable(version))
-
-
-@dataclass
-class Txn:
-    """One change being made: what to store, and what to send once it is stored."""
-
-    entries: list[LogEntry] = field(default_factory=list)
-    lobby: bool = False  # the lobby's state changed (stored with the entries)
-    sends: list[Send] = field(default_factory=list)
-    stale: set[int] | None = field(default_factory=set)  # None: every seat
-    touched: bool = False  # the match that was current at the start was changed
-
-    def __bool__(self) -> bool:
-        return bool(self.entries) or self.lobby
-
-    def room(self) -> None:
-        self.sends.append(("room", None))
-
-    def then(self, do: Callable[[int], None]) -> None:
-        self.sends.append(("do", do))
-
-
-@dataclass
-class Snapshot:
-    lobby: dict[str, Any]
-    match: Match | None
-    game_log: list[LogEntry]
-    game_log_len: int
-    clock: tuple[float, float | None]
-    floors: list[int]
-    continued: set[int]
-    between_until: float
-    last_record: dict[str, Any] | None
-    bots: Any
-    version: int
-    log_seq: int
-    updated: float
 
 
 def on_the_ms_grid(due: float) -> float:
@@ -108,7 +65,7 @@ def on_the_ms_grid(due: float) -> float:
     return at if at >= due else round(at + 0.001, 3)
 
 
-class Room:
+class Room(Committing):
     def __init__(
         self,
         lobby: Lobby,
@@ -116,7 +73,7 @@ class Room:
         store: Storage,
         clock: Clock,
         settings: Settings,
-        batch: GroupCommit | None = None,
+        batch: GroupCommit | None = None,  # None: a batch of its own, written at once
         rng: random.Random | None = None,
     ) -> None:
         self.lobby = lobby
@@ -154,272 +111,35 @@ class Room:
         # called when a write finds that another node owns the room now (a shared store)
         self.on_lost: Callable[[Room], None] | None = None
         self.metrics: Metrics | None = None  # GET /metrics: counters only on this path
-        self.batch = batch  # group commit (None: each change written at once)
+        self.batch = batch or GroupCommit(store, defer=False)  # group commit (batch.py)
         self._pending: Pending | None = None  # this room's part of the open batch
+        self.retry_at = 0.0  # after a failed write: nothing due is tried again before this
 
     # -- the pipeline -------------------------------------------------------------------------
 
     def _run(self, step: Callable[[Txn], None]) -> None:
-        """validate → apply → write → send. A refusal after a partial change (deadlines that
-        were due) stores and sends that part, then refuses."""
-        if self.batch is not None and self.batch.deferring():
-            self._run_batched(step, self.batch)
-            return
+        """validate → apply → write → send. The write and the sends wait for the end of the
+        event loop's turn (group commit, ``batch.py``), or, where no loop runs or group commit
+        is off, are done before this returns: a failed write then raises its refusal. A refusal
+        after a partial change (deadlines that were due) stores and sends that part, then
+        refuses."""
         before, txn, refused = self._apply_step(step)
-        if txn:
-            try:
-                self._write(txn)
-            except LeaseLost as err:
-                log.warning("room %s: another node owns it now; the change was dropped", self.code)
-                self._restore(before, txn.touched)
-                self.stop_timers()
-                if self.on_lost is not None:
-                    self.on_lost(self)
-                raise Refused("unavailable", MOVED) from err
-            except StoreUnavailable as err:  # an outage: logged once by the store's Outage
-                self._restore(before, txn.touched)
-                raise Refused("unavailable", UNAVAILABLE) from err
-            except Exception as err:
-                log.exception("room %s: a write failed; the change was undone", self.code)
-                self._restore(before, txn.touched)
-                raise Refused("unavailable", UNAVAILABLE) from err
-            self._stored(txn)
-        self._finish(txn, refused)
-
-    def _stored(self, txn: Txn) -> None:
-        """A change is stored (or queued in the open batch): stale floors moved, counted."""
-        self._mark_stale(txn)
-        if self.metrics is not None:
-            self.metrics.applied(self.lobby.game_type)
-
-    def _finish(self, txn: Txn, refused: Refused | None) -> None:
-        """Send what the change sends, plan the next wakeup, then refuse a partial step."""
-        self._send(txn)
-        self._plan()
-        if refused is not None:
-            raise refused
-
-    def _apply_step(self, step: Callable[[Txn], None]) -> tuple[Snapshot, Txn, Refused | None]:
-        """validate → apply, into a new transaction: what a failure puts back, the transaction,
-        and the refusal of a step that changed only part (anything else puts all back)."""
-        before = self._snapshot()
-        txn = Txn()
-        try:
-            step(txn)
-        except Refused as err:
-            return before, txn, err
-        except BaseException:
-            self._restore(before, txn.touched)
-            raise
-        return before, txn, None
-
-    def _run_batched(self, step: Callable[[Txn], None], batch: GroupCommit) -> None:
-        """validate → apply → queue the write and the sends in the open batch (``batch.py``)."""
-        before, txn, refused = self._apply_step(step)
+        deferred = self.batch.deferring()
+        pending = None
         if txn:
             pending = self._pending
             if pending is None or pending.sealed:  # sealed: in flight, the next batch's then
-                pending = self._pending = batch.begin(self, before)
+                pending = self._pending = self.batch.begin(self, before, deferred)
             self._enqueue(pending, txn)
             self._stored(txn)
-        self._finish(txn, refused)
-
-    def _enqueue(self, pending: Pending, txn: Txn) -> None:
-        """The change's row, merged into the room's part of the batch; numbered at once."""
-        version = self.version + 1
-        updated = self.clock.wall()
-        pending.entries += [(self.log_seq + i, entry) for i, entry in enumerate(txn.entries)]
-        if txn.lobby:
-            pending.state = self._stored_lobby = self.lobby.to_state()
-        pending.updated, pending.version = updated, version
-        pending.changes += 1
-        pending.touched = pending.touched or txn.touched
-        self.version, self.updated = version, updated
-        self.log_seq += len(txn.entries)
-
-    def settled(self) -> asyncio.Future[None] | None:
-        """The commit of this room's pending changes (raises ``Refused`` if it failed), or None
-        if nothing is pending."""
-        pending = self._pending
-        if pending is None:
-            return None
-        if pending.future is None:
-            assert self.batch is not None
-            pending.future = self.batch.future()
-        return pending.future
-
-    def _out(self, conn: Peer, text: str) -> None:
-        """Send now, or after the commit of the pending changes (nothing goes out before)."""
-        if self._pending is None:
-            conn.send(text)
-        else:
-            self._pending.sends.append((conn, text))
-
-    def refuse_and_close(
-        self, conn: Peer, err: Refused, about: str | None, code: CloseCode
-    ) -> None:
-        """Tell ``conn`` why, then close it: after what is queued for it, and even if the
-        batch it waits behind fails (then said again, at the restored version)."""
-
-        def do() -> None:
-            self.error(conn, err, about)
-            conn.close(code)
-
-        if self._pending is None:
-            do()
-        else:
-            self._pending.sends.append(do)
-            self._pending.always.append(do)
-
-    def _later(self, do: Callable[[], None]) -> None:
-        if self._pending is None:
-            do()
-        else:
-            self._pending.sends.append(do)
-
-    def committed(self, pending: Pending) -> None:
-        """The batch is stored: what the room queued goes out, in order."""
-        if self._pending is pending:
-            self._pending = None
-        queued: list[Queued] = pending.sends
-        for item in queued:
-            if isinstance(item, tuple):
-                item[0].send(item[1])
-            else:
-                item()
-
-    def undone(self, pending: Pending, lost: bool, err: BaseException) -> Exception:
-        """The batch failed: the room back to its state before its first change of the batch;
-        nothing it queued is sent (nor what the records merged into it queued). The refusal for
-        its senders."""
-        if self._pending is pending or any(self._pending is p for p in pending.merged):
-            self._pending = None
-        self._restore(pending.before, pending.touched)
-        self._stored_lobby = pending.before.lobby
-        self._reseat()
-        if pending.observed:
-            self._rebuild_bots()
-        if lost:
-            log.warning("room %s: another node owns it now; the change was dropped", self.code)
-            self.stop_timers()
-            if self.on_lost is not None:
-                self.on_lost(self)
-            return Refused("unavailable", MOVED)
-        # What was queued is dropped; what was not a change is told again, as restored: the
-        # welcome and state of a connection that said hello (or asked) in the batch, and the
-        # room (presence) to everyone.
-        for conn in pending.hellos:
-            if not conn.closed:
-                conn.seat = self.lobby.seat_of(conn.member)
-                self._welcome(conn)
-        if pending.presence:
-            self.send_room()
-        else:
-            for conn in pending.hellos:  # a watcher's room message is its own
-                self.send_room(only=conn)
-        for conn in dict.fromkeys([*pending.hellos, *pending.states]):
-            if conn.greeted and not conn.closed and conn in self.conns:
-                self.send_state(conn)
-        for do in pending.always:
-            do()
+        self._send(txn)
         self._plan()
-        return Refused("unavailable", UNAVAILABLE)
-
-    def _rebuild_bots(self) -> None:
-        """The bots saw messages that were undone: each is made again from its seat's view."""
-        match = self.match
-        if match is None or self.lobby.phase not in IN_GAME:
-            return
-        for seat, member_id in enumerate(self.lobby.seats):
-            member = self.lobby.members.get(member_id)
-            level = (member.bot if member else None) or self.lobby.stand_ins.get(seat)
-            if level is not None:
-                self._seat_bot(seat, level, with_view=match.started())
-
-    def _snapshot(self) -> Snapshot:
-        """What a failed write puts back. The lobby's is its last stored state (every change of
-        the lobby is stored with its state), so a move pays nothing to snapshot it."""
-        if self._stored_lobby is None:
-            self._stored_lobby = self.lobby.to_state()
-        return Snapshot(
-            self._stored_lobby,
-            self.match,
-            self.game_log,
-            len(self.game_log),
-            self.game_clock.snapshot(),
-            list(self.floors),
-            set(self.continued),
-            self.between_until,
-            self.last_record,
-            self.bots.snapshot(),
-            self.version,
-            self.log_seq,
-            self.updated,
-        )
-
-    def _restore(self, s: Snapshot, touched: bool) -> None:
-        self.lobby = Lobby.from_state(s.lobby, self.lobby.max_seats, self.lobby.game_type)
-        self.game_log = s.game_log
-        del self.game_log[s.game_log_len :]
-        self.match = s.match
-        if touched and s.match is not None:
-            self.match = self.spec.from_log(self.game_log)
-        self.game_clock.restore(s.clock)
-        self.floors, self.continued = s.floors, s.continued
-        self.between_until, self.last_record = s.between_until, s.last_record
-        self.bots.restore(s.bots)
-        self.version, self.log_seq, self.updated = s.version, s.log_seq, s.updated
-
-    def _write(self, txn: Txn) -> None:
-        version = self.version + 1
-        updated = self.clock.wall()
-        numbered = [(self.log_seq + i, entry) for i, entry in enumerate(txn.entries)]
-        state = self.lobby.to_state() if txn.lobby else None
-        start = time.perf_counter()
-        self.store.write(self.code, state, numbered, updated, version)
-        if self.metrics is not None:
-            self.metrics.wrote(time.perf_counter() - start)
-        if state is not None:
-            self._stored_lobby = state
-        self.version, self.updated = version, updated
-        self.log_seq += len(numbered)
-
-    def _mark_stale(self, txn: Txn) -> None:
-        v = self.version
-        if txn.stale is None:
-            self.floors = [v] * len(self.floors)
-        else:
-            for seat in txn.stale:
-                self.floors[seat] = v
-
-    def _send(self, txn: Txn) -> None:
-        """What a change sends, in order, at the version it was stored at (a change that stored
-        nothing, such as a seat done with the reveal, sends at the current version)."""
-        v = self.version
-        last_room = max((i for i, (kind, _) in enumerate(txn.sends) if kind == "room"), default=-1)
-        for i, (kind, item) in enumerate(txn.sends):
-            if kind == "outs":
-                self._broadcast(item, v)
-            elif kind == "room" and i == last_room:
-                self.send_room()
-            elif kind == "do":
-                item(v)
-
-    def _broadcast(self, outs: list[Any], v: int) -> None:
-        """The game's messages, each encoded once, to every connection entitled to it."""
-        conns = [c for c in self.conns if c.greeted]
-        queue = self._pending.sends if self._pending is not None else None
-        for out in outs:
-            text = encode({**out.msg, "v": v})
-            for conn in conns:
-                if out.for_seat(conn.seat):
-                    if queue is None:
-                        conn.send(text)
-                    else:
-                        queue.append((conn, text))
-        self.bots.observe(outs)
-        if self._pending is not None and outs:
-            self._pending.observed = True
+        if pending is not None and not deferred:
+            self.batch.write_now()
+            if pending.refusal is not None:
+                raise pending.refusal from pending.error
+        if refused is not None:
+            raise refused
 
     # -- applying to the match ----------------------------------------------------------------
 
@@ -667,7 +387,7 @@ class Room:
                 log.exception("room %s: a bot failed to plan", self.code)
         when = self.next_wakeup()
         if when is not None:
-            self.timer = self.clock.call_at(when, self._wake)
+            self.timer = self.clock.call_at(max(when, self.retry_at), self._wake)
         self._plan_probes()
 
     async def _wake(self) -> None:
@@ -675,7 +395,8 @@ class Room:
             try:
                 self.tick()
             except Refused as err:
-                log.warning("room %s: a deadline was not applied: %s", self.code, err.message)
+                if err.code != "unavailable":  # a failed write is logged where it failed
+                    log.warning("room %s: a deadline was not applied: %s", self.code, err.message)
             except Exception:
                 log.exception("room %s: a deadline failed", self.code)
             finally:
@@ -683,14 +404,16 @@ class Room:
         await self.quietly_settled()
 
     async def quietly_settled(self) -> None:
-        """Wait for the commit of what is pending (a failure is logged: no one to tell)."""
+        """Wait for the commit of what is pending. A failure has no one to tell, and is logged
+        where it failed (the store's outage, a room another node took, a failed write): not
+        again here, a line a try."""
         wait = self.settled()
         if wait is None:
             return
         try:
             await wait
         except Refused as err:
-            log.warning("room %s: a change was not stored: %s", self.code, err.message)
+            log.debug("room %s: a change was not stored: %s", self.code, err.message)
 
     # -- round trips (R-WINDOW-LAG, latency.py) -------------------------------------------------
 

@@ -13,38 +13,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Coroutine
 
 from starlette.websockets import WebSocket
 
+from crisp.server.limits.bucket import TokenBucket
 from crisp.server.socket.direct import EXTENSION, DirectSocket
 from crisp.server.socket.frames import text_frame, text_frames
 from crisp.server.wire.closecodes import CloseCode
 from crisp.server.wire.frames import frame
 
 log = logging.getLogger("crisp.server")
-
-
-class TokenBucket:
-    """``rate`` messages a second, ``burst`` at once."""
-
-    __slots__ = ("at", "burst", "rate", "tokens")
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate = rate
-        self.burst = float(burst)
-        self.tokens = float(burst)
-        self.at = time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
 
 
 class Connection:

@@ -13,12 +13,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from crisp.server.limits import room_limits
 from crisp.server.rooms.hub import Hub
-from crisp.server.rooms.members import normalize_code
 from crisp.server.rooms.room import Room
 from crisp.server.settings import Settings
 from crisp.server.socket.connection import Connection
 from crisp.server.socket.inbox import Inbox, admitted, refuse_binary
 from crisp.server.wire.closecodes import CloseCode
+from crisp.server.wire.roomcode import normalize_code
 
 log = logging.getLogger("crisp.server")
 

@@ -13,10 +13,10 @@ import asyncio
 import logging
 
 from crisp.server.rooms.hub import Hub
-from crisp.server.rooms.refused import Refused
 from crisp.server.rooms.room import Room
 from crisp.server.socket.connection import Connection
 from crisp.server.wire.closecodes import CloseCode
+from crisp.server.wire.errors import Refused
 
 log = logging.getLogger("crisp.server")
 FLOOD_LIMIT = 200  # frames refused in a row by the rate limit before the connection is closed

@@ -35,7 +35,7 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
-from crisp.server.limits.ratelimit import TokenBucket
+from crisp.server.limits.bucket import TokenBucket
 from crisp.server.settings import Settings
 from crisp.server.socket.direct import EXTENSION, Binary, Ending, Receiver
 from crisp.server.socket.events import Event, Events

@@ -147,7 +147,7 @@ class PgStore:
             yield
         except psycopg.OperationalError as err:
             self.outage.failed(err)
-            raise StoreUnavailable(str(err).strip()) from err
+            raise StoreUnavailable(str(err).strip(), self.outage) from err
         self.outage.ok()
 
     def ping(self) -> None:

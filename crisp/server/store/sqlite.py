@@ -8,6 +8,7 @@ a commit survives the process being killed (not a power cut), at a few tens of m
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import json
@@ -15,12 +16,12 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from crisp.server.store.migrations import migrate_sqlite
-from crisp.server.store.outage import StoreUnavailable
+from crisp.server.store.outage import Outage, StoreUnavailable
 from crisp.server.wire.encoder import dumps as wire_dumps
 
 log = logging.getLogger("crisp.server")
@@ -49,6 +50,20 @@ class Storage(Protocol):
 
 
 LOCK_FILE = "crisp.lock"
+#: SQLite's primary result codes that say the file cannot be written now (a full or read-only disk,
+#: an I/O error, another process's lock): an outage, logged once, not a traceback a write.
+OUTAGE_CODES = frozenset(
+    {
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+        sqlite3.SQLITE_NOMEM,
+        sqlite3.SQLITE_READONLY,
+        sqlite3.SQLITE_IOERR,
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_CANTOPEN,
+        sqlite3.SQLITE_PERM,
+    }
+)
 
 
 def private(path: Path) -> None:
@@ -104,6 +119,8 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             os.chmod(path.parent, 0o700)
         self.path = path
+        # A write that fails for want of the disk: one line when it starts, one when it ends.
+        self.outage = Outage("database file", down="cannot be written", up="can be written again")
         self._lock = hold_shared(path.parent / LOCK_FILE)
         private(path)
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -170,16 +187,33 @@ class Store:
 
     def write_many(self, rows: Sequence[Row]) -> None:
         """Several rooms' writes (each as ``write``) in one transaction (group commit,
-        ``rooms/batch.py``): all of them, or none (raise)."""
-        db = self.db
-        db.execute("BEGIN")
-        try:
+        ``rooms/batch.py``): all of them, or none (raise; ``StoreUnavailable`` when the file
+        cannot be written now)."""
+        with self._writing() as db:
             for row in rows:
                 self._write(db, *row)
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: committed, or rolled back and raised. A failure of the disk
+        (``OUTAGE_CODES``) is ``StoreUnavailable``, counted in the store's ``Outage``."""
+        db = self.db
+        try:
+            db.execute("BEGIN")
+            try:
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:  # SQLite rolls back by itself on some errors (a full disk)
+                    with contextlib.suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as err:
+            if err.sqlite_errorcode & 0xFF not in OUTAGE_CODES:
+                raise
+            self.outage.failed(err)
+            raise StoreUnavailable(str(err), self.outage) from err
+        self.outage.ok()
 
     def _write(
         self,
@@ -220,11 +254,9 @@ class Store:
         ]
 
     def delete(self, code: str) -> None:
-        db = self.db
-        db.execute("BEGIN")
-        db.execute("DELETE FROM rooms WHERE code = ?", (code,))
-        db.execute("DELETE FROM log WHERE code = ?", (code,))
-        db.execute("COMMIT")
+        with self._writing() as db:
+            db.execute("DELETE FROM rooms WHERE code = ?", (code,))
+            db.execute("DELETE FROM log WHERE code = ?", (code,))
 
     def exists(self, code: str) -> bool:
         row = self.db.execute("SELECT 1 FROM rooms WHERE code = ?", (code,)).fetchone()

@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from crisp.server.rooms.refused import Refused
 from crisp.server.wire import protocol as P
+from crisp.server.wire.errors import ErrorCode, Refused
 from crisp.server.wire.safejson import BadJSON, loads_bounded
 
 TYPES: dict[str, type[Any]] = {
@@ -19,7 +19,7 @@ TYPES: dict[str, type[Any]] = {
 class Unreadable(Refused):
     """A refused frame, with the message type when it could be read (``about``)."""
 
-    def __init__(self, code: str, message: str, about: str | None = None) -> None:
+    def __init__(self, code: ErrorCode, message: str, about: str | None = None) -> None:
         super().__init__(code, message)
         self.about = about
 

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo
 from pydantic_core import PydanticCustomError
 
+from crisp.server.wire.errors import ErrorCode
+
 #: The validation context's key for the most seats a game of the server has (``parse.py``).
 SEATS = "seats"
 
@@ -301,25 +303,7 @@ class Error(_Msg):
     """A refused message. Nothing changed. ``rule`` names the rule for an illegal action."""
 
     type: Literal["error"]
-    code: Literal[
-        "bad_json",
-        "bad_message",
-        "unknown_type",
-        "too_large",
-        "rate_limited",
-        "unauthorized",
-        "forbidden",
-        "not_found",
-        "bad_phase",
-        "illegal",
-        "stale",
-        "bad_version",
-        "unavailable",
-        "room_full",
-        "server_full",
-        "host_not_human",
-        "internal",
-    ] = Field(description="what went wrong: see [Errors](#errors)")
+    code: ErrorCode = Field(description="what went wrong: see [Errors](#errors)")
     message: str = Field(description="a sentence for a person, in English")
     rule: str | None = Field(
         None, description="the rule id (`R-…`) that refuses an `illegal` action; left out otherwise"

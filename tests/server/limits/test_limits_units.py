@@ -16,6 +16,7 @@ from paths import ROOT
 
 from crisp.server.http.guard import CSP, BodyLimit, SecurityHeaders
 from crisp.server.limits import room_limits
+from crisp.server.limits.bucket import TokenBucket
 from crisp.server.limits.logbudget import LogBudget
 from crisp.server.limits.ratelimit import (
     KeyedBuckets,
@@ -23,13 +24,12 @@ from crisp.server.limits.ratelimit import (
     Limiters,
     Rate,
     RateLimited,
-    TokenBucket,
 )
 from crisp.server.limits.room_limits import Candidate, HelloDeadline, close_if_silent, next_host
-from crisp.server.rooms import members
 from crisp.server.settings import Settings
 from crisp.server.socket import files
 from crisp.server.socket.pending import PendingHeaders
+from crisp.server.wire import roomcode
 from crisp.server.wire.safejson import BadJSON, depth, loads_bounded
 
 
@@ -287,13 +287,13 @@ def test_log_budget_flush_reports_what_was_dropped(caplog: pytest.LogCaptureFixt
 
 
 def test_new_codes_are_12_letters_and_old_5_letter_codes_still_normalize() -> None:
-    code = members.new_code()
-    assert len(code) == members.CODE_LENGTH == 12 and members.is_code(code)
-    shown = members.display_code(code)
-    assert shown.count("-") == 2 and members.normalize_code(shown.lower()) == code
-    assert members.normalize_code(" jak nk ") == "JAKNK" and members.is_code("JAKNK")
-    assert members.display_code("JAKNK") == "JAKNK"
-    assert not members.is_code("JAKN") and not members.is_code("ABCDEFGHIJKL")
+    code = roomcode.new_code()
+    assert len(code) == roomcode.CODE_LENGTH == 12 and roomcode.is_code(code)
+    shown = roomcode.display_code(code)
+    assert shown.count("-") == 2 and roomcode.normalize_code(shown.lower()) == code
+    assert roomcode.normalize_code(" jak nk ") == "JAKNK" and roomcode.is_code("JAKNK")
+    assert roomcode.display_code("JAKNK") == "JAKNK"
+    assert not roomcode.is_code("JAKN") and not roomcode.is_code("ABCDEFGHIJKL")
 
 
 def guesses_to_find_a_room(space: int, rooms: int) -> float:
@@ -304,7 +304,7 @@ def test_guessing_arithmetic_of_docs_limits() -> None:
     """The figures of docs/limits.md: expected rooms found a year at the allowed rates."""
     s = Settings()
     year = 365.25 * 24 * 3600
-    space = len(members.CODE_ALPHABET) ** members.CODE_LENGTH
+    space = len(roomcode.CODE_ALPHABET) ** roomcode.CODE_LENGTH
     assert space == 23_298_085_122_481
     total = s.lookup_total_per_s * year  # every address at once, at the total lookup limit
     one_ip = s.miss_ip_per_min / 60 * year + s.miss_ip_burst  # one address, at its miss budget

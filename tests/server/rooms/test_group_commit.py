@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from roomkit import FakePhone, Kit
 
-from crisp.server.rooms.room import UNAVAILABLE, Room
+from crisp.server.rooms.commit import UNAVAILABLE
+from crisp.server.rooms.room import Room
 from crisp.server.store.leases import LeaseLost
 from crisp.server.store.sqlite import Row, Store
 
@@ -257,8 +258,7 @@ def test_an_http_join_is_answered_after_its_commit(tmp_path: Path, group: bool) 
             hub = server.hub
             store = CountingStore(hub.store, [])
             hub.store = store
-            if hub.batch is not None:
-                hub.batch.store = store
+            hub.batch.store = store
             made = await server.create_room("Ana")
             code = made["code"]
             assert stored(store)[code][0] == 1  # stored before the answer

@@ -80,3 +80,69 @@ def test_finding9_store_outage_is_a_typed_503_logged_once_and_recovers(
         assert status == 201
         after = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
         assert len(after) == 1 and after[0].startswith("the database is reachable again"), after
+
+
+class Served:
+    """The in-thread server, as ``wsclient.Client`` finds it."""
+
+    def __init__(self, port: int) -> None:
+        self.ws_base = f"ws://127.0.0.1:{port}"
+
+
+def test_postgres_stopped_mid_game_is_two_log_lines_and_the_game_plays_on(
+    own_pg: PgServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """PostgreSQL stopped in the middle of a game: each move is refused ``unavailable`` (nothing
+    changed), the log has one line when the outage starts and one when it ends, with the count
+    of changes refused meanwhile, and no traceback; once it is back, the same move applies."""
+    import asyncio
+
+    from wsclient import Client
+
+    settings = Settings(
+        database_url=own_pg.new_database(), limit_exempt_ips=["127.0.0.1"], node_id="n1"
+    )
+    caplog.set_level(logging.INFO)
+    with serving(create_app(settings)) as port:
+        status, ann = call(port, "/api/rooms", {"name": "Ann"})
+        assert status == 201, ann
+        status, bob = call(port, f"/api/rooms/{ann['code']}/join", {"name": "Bob"})
+        assert status == 201, bob
+
+        async def main() -> None:
+            a = await Client(Served(port), ann["code"], ann["token"], "Ann").connect()  # type: ignore[arg-type]
+            b = await Client(Served(port), ann["code"], bob["token"], "Bob").connect()  # type: ignore[arg-type]
+            await a.send({"type": "start"})
+            await b.wait_type("look")
+            caplog.clear()
+            own_pg.halt()
+            for phone in (a, b):
+                mark = len(phone.received)
+                await phone.act("ready")
+                refused = await phone.wait_type("error", since=mark)
+                assert refused["code"] == "unavailable", refused
+            during = [r for r in caplog.records if r.levelno >= logging.WARNING]
+            assert [r.exc_info for r in during if r.exc_info] == []  # no traceback
+            assert [r.getMessage().split(";")[0] for r in during] == [
+                "the database is unreachable"
+            ], [r.getMessage() for r in during]
+            caplog.clear()
+            own_pg.resume()
+            for phone in (a, b):
+                mark = len(phone.received)
+                for _ in range(50):  # the store reconnects on its next call
+                    await phone.act("ready")
+                    answer = await phone.wait(lambda m: m["type"] in ("ready", "error"), since=mark)
+                    if answer["type"] == "ready":
+                        break
+                    mark = len(phone.received)
+                    await asyncio.sleep(0.1)
+                assert answer["type"] == "ready" and answer["seat"] == phone.seat, answer
+            after = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+            assert len(after) == 1 and after[0].startswith("the database is reachable again"), after
+            assert after[0].endswith(" changes were refused meanwhile)"), after
+            assert int(after[0].split("; ")[1].split()[0]) >= 2, after  # both moves at least
+            await a.close()
+            await b.close()
+
+        asyncio.run(main())
