@@ -89,7 +89,7 @@ def checked_files() -> list[Path]:
         for path in sorted((ROOT / tree).rglob("*")):
             if not path.is_file() or any(path.is_relative_to(s) for s in SKIPPED):
                 continue
-            if "__pycache__" in path.parts or ".venv" in path.parts:
+            if {"__pycache__", ".venv", "node_modules"} & set(path.parts):  # installed, not ours
                 continue
             if _is_source(path):
                 files.append(path)
