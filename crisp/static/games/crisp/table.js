@@ -7,6 +7,8 @@ import { cls, html } from "../../shell/html.js";
 import { feedBlock, tableOf, timerMarkup } from "../common/table.js";
 export { tick } from "../common/table.js";
 import { faceMarkup, hydrate } from "./cards.js";
+import { guideLine } from "../common/guideline.js";
+import { hint, labels } from "./hint.js";
 import { SLOTS, choices } from "./model.js";
 
 const LOW_SECONDS = 10;
@@ -222,7 +224,7 @@ export function tableMarkup(g, ctx) {
       <div class="held">${heldMarkup(g, ctx)}</div>
     </section>
     ${feedBlock(ctx.feed, ctx.feedOpen)}
-    <p class="status" data-test="status">${statusText(g, ctx)}</p>
+    <p class="status" data-test="status">${statusText(g, ctx)}${guideLine("crisp", hint(g, ctx, acts), labels())}</p>
     ${countdown(g)}
     </div>
     ${me == null ? "" : html`<div class="dock" data-key="dock"><div class="me-line"><span class="name">${nameOf(g, me)}</span>
