@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
 
-from browser import CHROMIUM, TIMEOUT_MS, Phone, assert_clean
+from browser import CHROMIUM, TIMEOUT_MS, Phone, TapPlayer, assert_clean, play_until
 from crisps_fake import CODE, FakeCrispsRoom, pages
 from occlusion import occluded
 from paths import TESTS
@@ -154,6 +154,25 @@ def test_crisp_nothing_covers_what_each_state_depends_on(server: Any, phones: An
     ana.tap(ana.my_card("left"))
     expect(ana.loc('[data-test="card"].pickable').first).to_be_visible()
     found |= sweep(ana, "crisp", "queen-target")
+    assert not found, "\n".join(f"{k}: {v}" for k, v in found.items())
+    ana.errors = [e for e in ana.errors if "navigator.vibrate" not in e]
+    assert_clean([ana])
+
+
+def test_crisp_round_results_leave_next_round_in_sight(server: Any, phones: Any) -> None:
+    """Crisp's round results (R-SCORE): the sheet and its Next round are on screen and covered by
+    nothing (no guide, no toast), in every view of the matrix; the guide is gone with its state."""
+    srv = server(queen_seed(), clock_speed=4.0)
+    ana = guided(phones, srv, "crisp-results")
+    ana.page.goto("/")
+    ana.page.fill("#name", "Ana")
+    ana.page.select_option("#practice-bots", "1")
+    ana.tap("#practice")
+    expect(ana.loc('[data-test="hand"]')).to_be_visible()
+    player = TapPlayer(ana, crisp_after=1)
+    play_until([player], lambda: player.visible('[data-action="continue"]'))
+    expect(ana.loc('[data-test="guide"]')).to_have_count(0)
+    found = sweep(ana, "crisp", "results")
     assert not found, "\n".join(f"{k}: {v}" for k, v in found.items())
     ana.errors = [e for e in ana.errors if "navigator.vibrate" not in e]
     assert_clean([ana])

@@ -1,12 +1,13 @@
 """The occlusion check of the browser tests: nothing opaque lies over what the state depends on.
 
 Each protected element (your cards, the tappable cards, the actions, the trick to beat, the
-opponents' cards, the pile, the results, the header's title) is sampled on a grid of points over
-its box (clipped to the viewport). At each point ``document.elementsFromPoint`` lists what is
-there, topmost first; every element above the protected one that is neither inside it nor one of
-its ancestors must paint nothing (no background, no border, no text of its own, no image) or it
-covers the element. Elements that ignore taps (``pointer-events: none``) are made hit-testable for
-the measure, so a card drawn over the game with ``pointer-events: none`` is still found.
+opponents' cards, the pile, the results and their next step, the header's title) is sampled on a
+grid of points over its box (clipped to the viewport). At each point ``document.elementsFromPoint``
+lists what is there, topmost first; every element above the protected one that is neither inside it
+nor one of its ancestors must paint nothing (no background, no border, no text of its own, no
+image) or it covers the element. Elements that ignore taps (``pointer-events: none``) are made
+hit-testable for the measure, so a card drawn over the game with ``pointer-events: none`` is
+still found.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ PROTECTED: dict[str, str] = {
     "opponents' cards": '[data-test="seat"]',
     "pile": '[data-test="pile"]',
     "results": '[data-test="results"]',
+    "next step": '[data-test="results"] [data-action="continue"], '
+    '[data-test="results"] [data-action="rematch"]',
     "header title": "header.top .roundinfo",
 }
 

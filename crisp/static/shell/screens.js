@@ -215,8 +215,9 @@ export function toasts(m) {
     ${m.toasts.map((x) => html`<p class="toast ${x.kind}" data-test="toast" data-key="t${x.id}">${x.text}</p>`)}</div>`;
 }
 
-// The results frame: the game's body, then what comes next (Next round / Play again) and a menu
-// (the game record, the shuffle's verification when that module is there).
+// The results frame: the game's body, then what comes next (Next round / Play again: held at the
+// sheet's bottom edge, in sight however long the body) and a menu (the game record, the
+// shuffle's verification when that module is there).
 export function resultsFrame(m, title, body, { scoresOnly, verify }) {
   const room = m.room;
   let foot = "";
@@ -239,5 +240,5 @@ export function resultsFrame(m, title, body, { scoresOnly, verify }) {
     : "";
   return html`<section class="results" data-test="results" role="dialog" aria-modal="false" aria-label="${title}" data-key="results">
     ${scoresOnly ? html`<button class="icon close" data-action="scores" aria-label="${t("menu.close")}">✕</button>` : ""}
-    ${body}${foot}${menu}</section>`;
+    ${body}${foot ? html`<div class="results-foot" data-key="foot">${foot}</div>` : ""}${menu}</section>`;
 }

@@ -1,6 +1,6 @@
 // Crisp's first-game tip for the state on screen (games/common/guideline.js shows it): what to do
-// now, what the card you hold does, whose crisp window runs. Null when there is nothing to teach
-// (a choice under way: the status line says what to tap; the round over; a spectator).
+// now, what the card you hold does (while its choice is made too), whose crisp window runs. Null
+// when there is nothing to teach (the round over, a spectator).
 import { t } from "../../i18n.js";
 import { cardName } from "./cardname.js";
 
@@ -12,7 +12,7 @@ export const labels = () => ({ howto: t("guide.howto"), skip: t("guide.skip") })
 export function hint(g, ctx, acts) {
   const r = g.round;
   const me = ctx.seat;
-  if (me == null || ctx.tv || !r || ctx.ui.mode) return null;
+  if (me == null || ctx.tv || !r || (ctx.ui.mode && !g.held)) return null; // a choice: the status says it
   if (r.phase === "look") return r.ready.includes(me) ? null : t("guide.look");
   if (r.phase !== "play") return null;
   const name = (seat) => g.players[seat] ?? `#${seat + 1}`;

@@ -223,7 +223,7 @@ export function tableMarkup(g, ctx) {
       ${pileMarkup(g)}
       <div class="held">${heldMarkup(g, ctx)}</div>
     </section>
-    ${feedBlock(ctx.feed, ctx.feedOpen)}
+    ${feedBlock(ctx.feed, ctx.feedOpen, ctx.tv)}
     <p class="status" data-test="status">${statusText(g, ctx)}${guideLine("crisp", hint(g, ctx, acts), labels())}</p>
     ${countdown(g)}
     </div>

@@ -236,7 +236,7 @@ export function tableMarkup(g, ctx) {
     <section class="opponents cs-opps k${others.length}" aria-label="${t("table.others")}">${others.map((s) => seatBox(g, ctx, s))}</section>
     <div class="cs-middle">${supplyMarkup(g)}${trickMarkup(g, ctx)}</div>
     ${showReveal ? revealMarkup(g, { seat: ctx.seat }) : ""}
-    ${feedBlock(ctx.feed, ctx.feedOpen)}
+    ${feedBlock(ctx.feed, ctx.feedOpen, ctx.tv)}
     <p class="status" data-test="status">${me == null && !ctx.tv ? sentences(t("table.spectating"), statusText(g, ctx)) : statusText(g, ctx)}${guideLine("crisps", hint(g, ctx), labels())}</p>
     ${countdown(g)}
     </div>
