@@ -102,6 +102,7 @@ function showHome(error = "") {
   document.title = "Crisp";
   const game = chosenGame();
   show(homeScreen(error, localStorage.getItem(nameKey) || "", game));
+  import("./games/showcase.js").then((m) => m.showcase(root)).catch(() => {}); // the games' cards, after the page
   const nameNow = () => root.querySelector("#name").value.trim();
   for (const radio of root.querySelectorAll('input[name="game"]')) {
     radio.addEventListener("change", () => {
