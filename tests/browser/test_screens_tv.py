@@ -35,7 +35,8 @@ TV = """({seats, minDown, minBig, minName}) => {
     out.push("a phone's hand or moves show");
   }
   // nobody taps a TV: no button on it (the move list's "All moves" was one)
-  for (const el of document.querySelectorAll("main button")) {
+  const live = 'main button:not([disabled]):not([aria-disabled="true"])';
+  for (const el of document.querySelectorAll(live)) {
     if (el.getClientRects().length) out.push(`a control nobody can tap: ${el.textContent.trim()}`);
   }
   // names read from a sofa too

@@ -212,7 +212,14 @@ export function connBanner(m) {
     <span>${text}</span><button class="small" data-action="retry" data-test="retry">${t("conn.retry")}</button></div>`;
 }
 
-export function toasts(m) {
+// The toasts: over the page where nothing of a game lies under them (home, lobby); `inline`: in
+// the flow of a table's status line or at the top of the results sheet, where no decision and no
+// result is under them (spans: a status line is a paragraph).
+export function toasts(m, inline = false) {
+  if (inline) {
+    return html`<span class="toasts inline" role="status" aria-live="polite" data-key="toasts">
+      ${m.toasts.map((x) => html`<span class="toast ${x.kind}" data-test="toast" data-key="t${x.id}">${x.text}</span>`)}</span>`;
+  }
   return html`<div class="toasts" role="status" aria-live="polite" data-key="toasts">
     ${m.toasts.map((x) => html`<p class="toast ${x.kind}" data-test="toast" data-key="t${x.id}">${x.text}</p>`)}</div>`;
 }
@@ -220,7 +227,7 @@ export function toasts(m) {
 // The results frame: the game's body, then what comes next (Next round / Play again: held at the
 // sheet's bottom edge, in sight however long the body) and a menu (the game record, the
 // shuffle's verification when that module is there).
-export function resultsFrame(m, title, body, { scoresOnly, verify }) {
+export function resultsFrame(m, title, body, { scoresOnly, verify, note = "" }) {
   const room = m.room;
   let foot = "";
   if (!scoresOnly && room.phase === "over") {
@@ -242,5 +249,5 @@ export function resultsFrame(m, title, body, { scoresOnly, verify }) {
     : "";
   return html`<section class="results" data-test="results" role="dialog" aria-modal="false" aria-label="${title}" data-key="results">
     ${scoresOnly ? html`<button class="icon close" data-action="scores" aria-label="${t("menu.close")}">✕</button>` : ""}
-    ${body}${foot ? html`<div class="results-foot" data-key="foot">${foot}</div>` : ""}${menu}</section>`;
+    ${note}${body}${foot ? html`<div class="results-foot" data-key="foot">${foot}</div>` : ""}${menu}</section>`;
 }

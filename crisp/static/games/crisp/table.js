@@ -224,7 +224,7 @@ export function tableMarkup(g, ctx) {
       <div class="held">${heldMarkup(g, ctx)}</div>
     </section>
     ${feedBlock(ctx.feed, ctx.feedOpen, ctx.tv)}
-    <p class="status" data-test="status">${statusText(g, ctx)}${guideLine("crisp", hint(g, ctx, acts), labels())}</p>
+    <p class="status" data-test="status">${statusText(g, ctx)}${ctx.toasts ?? ""}${guideLine("crisp", hint(g, ctx, acts), labels())}</p>
     ${countdown(g)}
     </div>
     ${me == null ? "" : html`<div class="dock" data-key="dock"><div class="me-line"><span class="name">${nameOf(g, me)}</span>
