@@ -1,7 +1,7 @@
 """One overlay at a time, and real tap targets in them: the ≡ menu and the move list close each
 other (the list never opens over the menu, nor the menu over the list), and the menu's Rules
 link is a full tap target (44x44 CSS px). Crisps! on the stand-in server
-(tests/support/crisps_fake.py), at 390x844."""
+(tests/support/crisps_fake.py), at 320x568 and 390x844. Screenshots: tests/artifacts/screens/."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ pytest.importorskip("playwright.sync_api", reason="Python Playwright is not inst
 from browser import CHROMIUM, TIMEOUT_MS, Phone, assert_clean
 from crisps_fake import CODE, FakeCrispsRoom, pages
 from playwright.sync_api import expect
-from screens import MIN_TARGET
+from screens import MIN_TARGET, shot
 from statichost import StaticHost
 
 pytestmark = pytest.mark.skipif(
@@ -32,11 +32,12 @@ def host() -> Any:
         yield h
 
 
-def table(phones: Any, host: Any) -> Phone:
+SIZES = {"320x568": {"width": 320, "height": 568}, "390x844": {"width": 390, "height": 844}}
+
+
+def table(phones: Any, host: Any, size: str = "390x844") -> Phone:
     room = FakeCrispsRoom(decks=[DECK], first_starter=0, present=(1,))
-    ana: Phone = phones(
-        host, "Pixel 7", "ana", viewport={"width": 390, "height": 844}, device_scale_factor=1
-    )
+    ana: Phone = phones(host, "Pixel 7", "ana", viewport=SIZES[size], device_scale_factor=1)
     room.attach(ana.page, 0)
     ana.page.goto(f"/r/{CODE}")
     expect(ana.loc('[data-test="hand"]')).to_be_visible()
@@ -50,16 +51,18 @@ def press(phone: Phone, selector: str) -> None:
     phone.loc(selector).first.evaluate("el => el.click()")
 
 
-def test_menu_and_move_list_close_each_other(phones: Any, host: Any) -> None:
+@pytest.mark.parametrize("size", list(SIZES))
+def test_menu_and_move_list_close_each_other(phones: Any, host: Any, size: str) -> None:
     """The move list opened while the ≡ menu is open closes the menu, and the other way round:
     never both on screen."""
-    ana = table(phones, host)
+    ana = table(phones, host, size)
     menu = ana.loc('[data-test="results"]')
     moves = ana.loc(".feed.open ol")
     ana.tap('[data-test="scores"]')
     expect(menu).to_be_visible()
     press(ana, '[data-test="feed-toggle"]')
     expect(moves).to_be_visible()
+    shot(ana.page, f"overlays-moves-after-menu-{size}")
     expect(menu).to_have_count(0)
     press(ana, '[data-test="scores"]')
     expect(menu).to_be_visible()
