@@ -39,7 +39,7 @@ TAPPABLE = {
 }
 IN_STATUS = """() => {
   const g = document.querySelector('[data-test="guide"]');
-  return Boolean(g && g.closest('[data-test="status"]'));
+  return Boolean(g && g.closest(".status-area"));
 }"""
 
 

@@ -213,8 +213,7 @@ export function connBanner(m) {
 }
 
 // The toasts: over the page where nothing of a game lies under them (home, lobby); `inline`: in
-// the flow of a table's status line or at the top of the results sheet, where no decision and no
-// result is under them (spans: a status line is a paragraph).
+// the flow of a table's status area, under its status line, where no decision is under them.
 export function toasts(m, inline = false) {
   if (inline) {
     return html`<span class="toasts inline" role="status" aria-live="polite" data-key="toasts">

@@ -224,7 +224,7 @@ export function tableMarkup(g, ctx) {
       <div class="held">${heldMarkup(g, ctx)}</div>
     </section>
     ${feedBlock(ctx.feed, ctx.feedOpen, ctx.tv)}
-    <p class="status" data-test="status">${statusText(g, ctx)}${ctx.toasts ?? ""}${guideLine("crisp", hint(g, ctx, acts), labels())}</p>
+    <div class="status-area" data-key="status-area"><p class="status" data-test="status">${statusText(g, ctx)}</p>${ctx.toasts ?? ""}${guideLine("crisp", hint(g, ctx, acts), labels())}</div>
     ${countdown(g)}
     </div>
     ${me == null ? "" : html`<div class="dock" data-key="dock"><div class="me-line"><span class="name">${nameOf(g, me)}</span>

@@ -237,7 +237,7 @@ export function tableMarkup(g, ctx) {
     <div class="cs-middle">${supplyMarkup(g)}${trickMarkup(g, ctx)}</div>
     ${showReveal ? revealMarkup(g, { seat: ctx.seat }) : ""}
     ${feedBlock(ctx.feed, ctx.feedOpen, ctx.tv)}
-    <p class="status" data-test="status">${me == null && !ctx.tv ? sentences(t("table.spectating"), statusText(g, ctx)) : statusText(g, ctx)}${ctx.toasts ?? ""}${guideLine("crisps", hint(g, ctx), labels())}</p>
+    <div class="status-area" data-key="status-area"><p class="status" data-test="status">${me == null && !ctx.tv ? sentences(t("table.spectating"), statusText(g, ctx)) : statusText(g, ctx)}</p>${ctx.toasts ?? ""}${guideLine("crisps", hint(g, ctx), labels())}</div>
     ${countdown(g)}
     </div>
     ${me == null ? "" : html`<div class="dock" data-key="dock"><div class="me-line"><span class="name">${nameOf(g, me)}</span>${pips(g.points[me])}</div>
