@@ -1,13 +1,13 @@
 """The occlusion check of the browser tests: nothing opaque lies over what the state depends on.
 
 Each protected element (your cards, the tappable cards, the actions, the trick to beat, the
-opponents' cards, the pile, the results and their next step, the header's title) is sampled on a
-grid of points over its box (clipped to the viewport). At each point ``document.elementsFromPoint``
-lists what is there, topmost first; every element above the protected one that is neither inside it
-nor one of its ancestors must paint nothing (no background, no border, no text of its own, no
-image) or it covers the element. Elements that ignore taps (``pointer-events: none``) are made
-hit-testable for the measure, so a card drawn over the game with ``pointer-events: none`` is
-still found.
+opponents' cards, the pile, the results and their next step, the header's title, the status line,
+the countdown, the feed's newest line) is sampled on a grid of points over its box (clipped to the
+viewport). At each point ``document.elementsFromPoint`` lists what is there, topmost first; every
+element above the protected one that is neither inside it nor one of its ancestors must paint
+nothing (no background, no border, no text of its own, no image) or it covers the element. Elements
+that ignore taps (``pointer-events: none``) are made hit-testable for the measure, so a card drawn
+over the game with ``pointer-events: none`` is still found.
 """
 
 from __future__ import annotations
@@ -27,11 +27,18 @@ PROTECTED: dict[str, str] = {
     "next step": '[data-test="results"] [data-action="continue"], '
     '[data-test="results"] [data-action="rematch"]',
     "header title": "header.top .roundinfo",
+    "status line": '[data-test="status"]',
+    "countdown": '[data-test="timer"]',
+    "move feed": '[data-test="feed"] li:last-child',
 }
 
-GRID = 4  # points each way over an element's box, inset from its edges
+# What may be scrolled out of sight inside a field that scrolls (a short screen has no room for
+# all of it at once): it must not be covered where it is in sight.
+SCROLLS = {"status line", "countdown", "move feed"}
 
-SAMPLE = """({protect, grid}) => {
+GRID = 4  # points each way over the part of an element's box in sight
+
+SAMPLE = """({protect, grid, scrolls}) => {
   const vw = window.innerWidth, vh = window.innerHeight;
   const forced = [];
   for (const el of document.querySelectorAll("body *")) {
@@ -51,6 +58,22 @@ SAMPLE = """({protect, grid}) => {
     return [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
   };
   const shown = (el) => el.getClientRects().length && getComputedStyle(el).visibility !== "hidden";
+  // the part of an element's box in sight: within the viewport and every clipping ancestor (a
+  // field that scrolls inside itself shows only part of what it holds)
+  const seenBox = (el) => {
+    const r = el.getBoundingClientRect();
+    const box = { left: Math.max(0, r.left), right: Math.min(vw, r.right),
+      top: Math.max(0, r.top), bottom: Math.min(vh, r.bottom) };
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      const css = getComputedStyle(a);
+      if (css.display === "contents") continue; // no box of its own: it clips nothing
+      if (css.overflowX === "visible" && css.overflowY === "visible") continue;
+      const q = a.getBoundingClientRect();
+      box.left = Math.max(box.left, q.left); box.right = Math.min(box.right, q.right);
+      box.top = Math.max(box.top, q.top); box.bottom = Math.min(box.bottom, q.bottom);
+    }
+    return box;
+  };
   const label = (el) => {
     const d = el.dataset || {};
     const classes = el.classList.length ? "." + [...el.classList].join(".") : "";
@@ -63,10 +86,14 @@ SAMPLE = """({protect, grid}) => {
       for (const el of document.querySelectorAll(sel)) {
         if (!shown(el)) continue;
         const r = el.getBoundingClientRect();
-        const left = Math.max(0, r.left), right = Math.min(vw, r.right);
-        const top = Math.max(0, r.top), bottom = Math.min(vh, r.bottom);
+        const box = seenBox(el);
+        const { left, right, top, bottom } = box;
         if (right - left < 2 || bottom - top < 2) {
-          out.push(`${what}: ${label(el)} is outside the ${vw}x${vh} viewport`);
+          if (!scrolls.includes(what)) {
+            const where = r.bottom <= 0 || r.top >= vh || r.right <= 0 || r.left >= vw
+              ? `outside the ${vw}x${vh} viewport` : "scrolled out of sight";
+            out.push(`${what}: ${label(el)} is ${where}`);
+          }
           continue;
         }
         const covers = new Set();
@@ -103,5 +130,7 @@ def settle(page: Any) -> None:
 def occluded(page: Any, protect: dict[str, str] | None = None) -> list[str]:
     """What is covered, or out of sight, of what the page's state depends on (empty: nothing)."""
     settle(page)
-    found = page.evaluate(SAMPLE, {"protect": protect or PROTECTED, "grid": GRID})
+    found = page.evaluate(
+        SAMPLE, {"protect": protect or PROTECTED, "grid": GRID, "scrolls": sorted(SCROLLS)}
+    )
     return [str(x) for x in found]
