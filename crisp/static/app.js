@@ -102,6 +102,7 @@ function showHome(error = "") {
   document.title = "Crisp";
   const game = chosenGame();
   show(homeScreen(error, localStorage.getItem(nameKey) || "", game));
+  import("./games/showcase.js").then((m) => m.showcase(root)).catch(() => {}); // the games' cards, after the page
   const nameNow = () => root.querySelector("#name").value.trim();
   for (const radio of root.querySelectorAll('input[name="game"]')) {
     radio.addEventListener("change", () => {
@@ -330,11 +331,13 @@ function onAction(c, action, el) {
     case "add-bot":
       c.send({ type: "add_bot", level: root.querySelector("#bot-level")?.value || "normal" });
       break;
-    case "scores":
+    case "scores": // one overlay at a time: the ≡ menu closes the move list
       m.shell.scores = !m.shell.scores;
+      m.shell.feedOpen = false;
       break;
-    case "feed":
+    case "feed": // ... and the move list closes the ≡ menu
       m.shell.feedOpen = !m.shell.feedOpen;
+      m.shell.scores = false;
       break;
     case "qr":
       m.shell.qrBig = !m.shell.qrBig;

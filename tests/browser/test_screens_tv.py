@@ -3,9 +3,10 @@ no phone control shows (≡, sound, language), its QR code covers nothing (the R
 reachable: the element at its centre is it), and a Crisps! game (2 seats) and a Crisp game (2 and
 8 seats) at 1280x720 and 1920x1080 use the 16:9 screen (the table, not a narrow column) with cards
 readable from a sofa: a seat's face-down card at least 90 px high at 720p and 120 px at 1080p with
-2 seats (64 and 90 with 8), the pile and the deck at least 120 and 160 px; every seat on screen,
-no scrolling, no hand and no moves of a phone. The TV is a watcher (tests/support/leakcheck.py
-checks that channel elsewhere). A real ``crisp serve``."""
+2 seats (64 and 90 with 8), the pile and the deck at least 120 and 160 px, the names at least 20
+and 28 px; every seat on screen, no scrolling, no hand and no moves of a phone, and no button
+(nobody taps a TV: the move list's "All moves" was one). The TV is a watcher
+(tests/support/leakcheck.py checks that channel elsewhere). A real ``crisp serve``."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.skipif(
 )
 expect.set_options(timeout=TIMEOUT_MS)
 
-TV = """({seats, minDown, minBig}) => {
+TV = """({seats, minDown, minBig, minName}) => {
   const out = [];
   for (const sel of ['[data-action="scores"]', '[data-action="sound"]', "#lang", "#lang-menu"]) {
     const el = document.querySelector(sel);
@@ -32,6 +33,16 @@ TV = """({seats, minDown, minBig}) => {
   }
   if (document.querySelector('main [data-test="actions"] button, [data-test="hand"]')) {
     out.push("a phone's hand or moves show");
+  }
+  // nobody taps a TV: no button on it (the move list's "All moves" was one)
+  const live = 'main button:not([disabled]):not([aria-disabled="true"])';
+  for (const el of document.querySelectorAll(live)) {
+    if (el.getClientRects().length) out.push(`a control nobody can tap: ${el.textContent.trim()}`);
+  }
+  // names read from a sofa too
+  for (const el of document.querySelectorAll("main [data-test=seat] .name")) {
+    const px = parseFloat(getComputedStyle(el).fontSize);
+    if (px < minName) out.push(`a name in ${px} px: ${el.textContent.trim()}`);
   }
   const qr = document.querySelector(".tv-join");
   if (!qr) out.push("no QR code");
@@ -79,6 +90,7 @@ SCREENS = {"1280x720": SIZES["1280x720"], "1920x1080": {"width": 1920, "height":
 # From a sofa: a seat's face-down card, and the pile and the deck, at least this high (CSS px).
 MIN_DOWN = {("1280x720", 2): 90, ("1920x1080", 2): 120, ("1280x720", 8): 64, ("1920x1080", 8): 90}
 MIN_BIG = {"1280x720": 120, "1920x1080": 160}
+MIN_NAME = {"1280x720": 20, "1920x1080": 28}  # a seat's name, CSS px
 
 
 @pytest.mark.parametrize("size", list(SCREENS))
@@ -105,7 +117,12 @@ def test_the_shared_screen(server: Any, phones: Any, game: str, seats: int, size
     expect(tv.loc("main.table")).to_be_visible()
     expect(tv.loc('[data-test="rules"]')).to_be_visible()
     expect(tv.loc('main [data-test="seat"]')).to_have_count(seats)
-    limits = {"seats": seats, "minDown": MIN_DOWN[(size, seats)], "minBig": MIN_BIG[size]}
+    limits = {
+        "seats": seats,
+        "minDown": MIN_DOWN[(size, seats)],
+        "minBig": MIN_BIG[size],
+        "minName": MIN_NAME[size],
+    }
     found = list(tv.page.evaluate(TV, limits))
     shot(tv.page, f"tv-{game}-{seats}-{size}")
     ana.tap('[data-test="scores"]')  # the ≡ menu links to the shared screen too

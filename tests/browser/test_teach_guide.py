@@ -78,7 +78,7 @@ def test_waiting_names_the_crisp_window_and_the_feed_is_told_again(
     server: Any, phones: Any
 ) -> None:
     """Findings 2 and 5: while Ana waits for her turn the guide says the previous player has 3 s
-    to call crisp, with a countdown; the card she then holds is explained; the feed's newest
+    to call crisp; the card she then holds is explained; the feed's newest
     line is whole (not cut with "…"); a language switch tells every line again in French."""
     srv = server(5, clock_speed=0.5)
     ana = phones(srv, "Pixel 7", "ana", guide=True)
@@ -86,7 +86,7 @@ def test_waiting_names_the_crisp_window_and_the_feed_is_told_again(
     ana.tap(ana.action("ready"))
     text = ana.loc('[data-test="guide-text"]')
     expect(text).to_contain_text("3 s to call crisp", timeout=60_000)
-    expect(text).to_contain_text("Your turn in")
+    expect(text).to_contain_text("Your turn next")
     expect(text).to_be_in_viewport(ratio=1)
     ana.shot(f"teach-window-{ana.slug}")
     expect(ana.action("draw")).to_be_enabled(timeout=30_000)

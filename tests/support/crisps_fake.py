@@ -47,8 +47,10 @@ class FakeCrispsRoom:
         bot: int | None = None,
         decks: list[str] | None = None,
         first_starter: int | None = None,
+        present: tuple[int, ...] = (),
     ) -> None:
         self.names = names
+        self.present = present  # seats shown connected without a phone here (on another device)
         self.options = options or CrispsOptions()
         self.game = CrispsGame(
             players=list(names),
@@ -88,7 +90,7 @@ class FakeCrispsRoom:
                 "name": self.names[s],
                 "seat": s,
                 "host": s == 0,
-                "connected": s in self.sockets or s == self.bot,
+                "connected": s in self.sockets or s == self.bot or s in self.present,
                 "absent": False,
                 **({"bot": "random"} if s == self.bot else {}),
             }

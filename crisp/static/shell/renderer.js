@@ -27,12 +27,15 @@ export class Renderer {
     const over = phase === "between" || phase === "over";
     const scoresOnly = Boolean(m.shell.scores) && !(over && g.lastReveal);
     const showResults = phase !== "lobby" && ((over && g.lastReveal) || m.shell.scores);
+    // the toasts lie over nothing of a game: at the top of the results, in a table's status line
+    const atTable = phase !== "lobby" && Boolean(g.round);
     const results = showResults
       ? resultsFrame(m, game.results.title(g),
         html`${game.results.body(g, { scoresOnly, seat: m.you?.seat })}${this.menuLine(m, scoresOnly)}`,
-        { scoresOnly, verify: Boolean(!scoresOnly && this.verify()) })
+        { scoresOnly, verify: Boolean(!scoresOnly && this.verify()), note: toasts(m) })
       : "";
-    patch(this.root, html`${connBanner(m)}<div id="stage" data-keep></div>${results}${toasts(m)}`);
+    const frameToasts = showResults || atTable ? "" : toasts(m);
+    patch(this.root, html`${connBanner(m)}<div id="stage" data-keep></div>${results}${frameToasts}`);
     const stage = this.root.querySelector("#stage");
     if (phase === "lobby" || !g.round) {
       this.unmountTable();
@@ -45,6 +48,7 @@ export class Renderer {
       this.table.mount(stage);
     }
     const ctx = c.ctx();
+    ctx.toasts = showResults ? "" : toasts(m, true);
     ctx.header = roomHeader(m, g.round ? t("table.round", { n: g.round.number }) : "", this.sound(),
       m.tv ? tvLobby(m, { aside: true }) : "");
     this.table.update(g, ctx);

@@ -24,11 +24,14 @@ export function rulesLink(game) {
 
 const levelOptions = (game) => gameInfo(game).bots.map((l) => html`<option value="${l}"${l === "normal" ? html` selected` : ""}>${t(`botlevel.${l}`)}</option>`);
 
+// The games, each a choice with a few of its cards (games/showcase.js draws them after the page)
+// and a line about it; the radio in line with the name.
 function gamePicker(game) {
   return html`<fieldset class="panel games" data-test="game-picker"><legend>${t("home.game")}</legend>
-    ${Object.entries(GAMES).map(([type, info]) => html`<label class="check game-choice">
+    ${Object.entries(GAMES).map(([type, info]) => html`<label class="game-choice">
       <input type="radio" name="game" value="${type}" data-test="game-${type}"${type === game ? html` checked` : ""}>
-      <span><strong>${info.name}</strong> <span class="muted">${t(`home.about.${type}`)}</span></span></label>`)}
+      <strong class="game-name">${info.name}</strong> <span class="game-about muted">${t(`home.about.${type}`)}</span>
+      <span class="game-cards" data-showcase="${type}" aria-hidden="true"></span></label>`)}
   </fieldset>`;
 }
 
@@ -47,15 +50,9 @@ function busy(m, action) {
 export function homeScreen(error, name, game) {
   const info = gameInfo(game);
   return html`<main class="home">
-    <header class="top">${langSelect()}${rulesLink(game)}</header>
-    <h1 class="logo">Crisp</h1>
+    <header class="top"><h1 class="logo">Crisp</h1>${langSelect()}${rulesLink(game)}</header>
     <p class="tagline">${t("app.tagline")}</p>
     ${gamePicker(game)}
-    <form id="create-form" class="panel" autocomplete="on">
-      <label for="name">${t("home.name")}</label>
-      <input id="name" name="name" maxlength="20" autocomplete="nickname" value="${name}" required>
-      <button id="create" class="primary" type="submit">${t("home.create")}</button>
-    </form>
     <form id="practice-form" class="panel practice">
       <h2>${t("practice.title")}</h2>
       <div class="row">
@@ -65,6 +62,11 @@ export function homeScreen(error, name, game) {
         </select></label>` : ""}
       </div>
       <button id="practice" type="submit">${t("practice.start")}</button>
+    </form>
+    <form id="create-form" class="panel" autocomplete="on">
+      <label for="name">${t("home.name")}</label>
+      <input id="name" name="name" maxlength="20" autocomplete="nickname" value="${name}" required>
+      <button id="create" class="primary" type="submit">${t("home.create")}</button>
     </form>
     <p class="or">${t("home.or")}</p>
     <form id="join-form" class="panel">
@@ -210,14 +212,21 @@ export function connBanner(m) {
     <span>${text}</span><button class="small" data-action="retry" data-test="retry">${t("conn.retry")}</button></div>`;
 }
 
-export function toasts(m) {
+// The toasts: over the page where nothing of a game lies under them (home, lobby); `inline`: in
+// the flow of a table's status area, under its status line, where no decision is under them.
+export function toasts(m, inline = false) {
+  if (inline) {
+    return html`<span class="toasts inline" role="status" aria-live="polite" data-key="toasts">
+      ${m.toasts.map((x) => html`<span class="toast ${x.kind}" data-test="toast" data-key="t${x.id}">${x.text}</span>`)}</span>`;
+  }
   return html`<div class="toasts" role="status" aria-live="polite" data-key="toasts">
     ${m.toasts.map((x) => html`<p class="toast ${x.kind}" data-test="toast" data-key="t${x.id}">${x.text}</p>`)}</div>`;
 }
 
-// The results frame: the game's body, then what comes next (Next round / Play again) and a menu
-// (the game record, the shuffle's verification when that module is there).
-export function resultsFrame(m, title, body, { scoresOnly, verify }) {
+// The results frame: the game's body, then what comes next (Next round / Play again: held at the
+// sheet's bottom edge, in sight however long the body) and a menu (the game record, the
+// shuffle's verification when that module is there).
+export function resultsFrame(m, title, body, { scoresOnly, verify, note = "" }) {
   const room = m.room;
   let foot = "";
   if (!scoresOnly && room.phase === "over") {
@@ -239,5 +248,5 @@ export function resultsFrame(m, title, body, { scoresOnly, verify }) {
     : "";
   return html`<section class="results" data-test="results" role="dialog" aria-modal="false" aria-label="${title}" data-key="results">
     ${scoresOnly ? html`<button class="icon close" data-action="scores" aria-label="${t("menu.close")}">✕</button>` : ""}
-    ${body}${foot}${menu}</section>`;
+    ${note}${body}${foot ? html`<div class="results-foot" data-key="foot">${foot}</div>` : ""}${menu}</section>`;
 }

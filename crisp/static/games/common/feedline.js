@@ -57,21 +57,40 @@ export function guideDone(game) {
   }
 }
 
-// A game's feed teaches a first game: `load()` imports the game's guide.js (lazily, and only
-// while the guide is not done); the rules link opens How to play in the app.
+// Remembers on this device that the first-game guide of `game` is done (skipped, or a game over).
+export function guideFinished(game) {
+  try {
+    localStorage.setItem(`crisp.guide.${game}`, "done");
+  } catch {
+    /* storage full or refused: the guide goes at the next render anyway */
+  }
+}
+
+// A game's feed teaches a first game: the guide's line (games/common/guideline.js) takes Skip and
+// How to play; `load()` imports the game's guide.js (How to play, lazily); the rules link opens
+// How to play in the app. The returned function, given each message, ends the guide with the
+// first game's end.
 export function teacher(game, load) {
   let mod = null;
   const get = () => (mod ??= load());
+  const howto = (href) => get().then((m) => m.howto()).catch(() => href && window.open(href, "_blank", "noopener"));
   if (typeof document !== "undefined") {
     document.addEventListener("click", (ev) => {
       const a = ev.target.closest?.('a[data-test="rules"]');
       if (!a || ev.ctrlKey || ev.metaKey || ev.shiftKey || !a.href.includes(`/games/${game}/`)) return;
       ev.preventDefault();
-      get().then((m) => m.howto()).catch(() => window.open(a.href, "_blank", "noopener"));
+      howto(a.href);
     }, true);
+    document.addEventListener("click", (ev) => {
+      const button = ev.target.closest?.("[data-guide]");
+      const line = button?.closest(".guide");
+      if (!line || line.dataset.game !== game) return;
+      if (button.dataset.guide === "howto") return void howto(null);
+      guideFinished(game);
+      line.remove(); // the next render draws no guide: it is done
+    });
   }
   return (players, msg, me) => {
-    if (me == null || typeof document === "undefined" || (!mod && guideDone(game))) return;
-    get().then((m) => m.teach(players, msg, me)).catch(() => {});
+    if (me != null && msg.type === "game_over") guideFinished(game);
   };
 }

@@ -13,13 +13,14 @@ export function timerMarkup(timer) {
     data-from="${from}"${low == null ? "" : html` data-low="${low}"`}><div class="fill"></div><span class="secs"></span></div>`;
 }
 
-// The move feed (the shell's lines of this round), open in full or showing the last lines.
-export function feedBlock(feed, open) {
+// The move feed (the shell's lines of this round), open in full or showing the last lines; on
+// the shared screen (`tv`) without the toggle: nobody taps a TV.
+export function feedBlock(feed, open, tv = false) {
   return html`<section class="${cls({ feed: true, open })}" data-key="feed">
     <div role="log" aria-live="polite" aria-label="${t("feed.title")}" data-test="feed"><ol>
       ${feed.map((line) => html`<li data-key="l${line.id}" class="${line.mine ? "mine" : ""}">${line.text}</li>`)}
     </ol></div>
-    <button class="feed-toggle" data-action="feed" aria-expanded="${open}" data-test="feed-toggle">${open ? t("menu.close") : t("feed.all")}</button>
+    ${tv ? "" : html`<button class="feed-toggle" data-action="feed" aria-expanded="${open}" data-test="feed-toggle">${open ? t("menu.close") : t("feed.all")}</button>`}
   </section>`;
 }
 

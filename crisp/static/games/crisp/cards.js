@@ -50,3 +50,12 @@ export function hydrate(root) {
     }
   }
 }
+
+// The art on the faces of a screen drawn once (the front door's): loads the art, then draws it.
+export async function hydrateSoon(root) {
+  if (!art) {
+    asked = true;
+    art = await import("./cardart.js").catch(() => null);
+  }
+  hydrate(root);
+}

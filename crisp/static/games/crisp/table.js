@@ -7,6 +7,8 @@ import { cls, html } from "../../shell/html.js";
 import { feedBlock, tableOf, timerMarkup } from "../common/table.js";
 export { tick } from "../common/table.js";
 import { faceMarkup, hydrate } from "./cards.js";
+import { guideLine } from "../common/guideline.js";
+import { hint, labels } from "./hint.js";
 import { SLOTS, choices } from "./model.js";
 
 const LOW_SECONDS = 10;
@@ -221,8 +223,8 @@ export function tableMarkup(g, ctx) {
       ${pileMarkup(g)}
       <div class="held">${heldMarkup(g, ctx)}</div>
     </section>
-    ${feedBlock(ctx.feed, ctx.feedOpen)}
-    <p class="status" data-test="status">${statusText(g, ctx)}</p>
+    ${feedBlock(ctx.feed, ctx.feedOpen, ctx.tv)}
+    <div class="status-area" data-key="status-area"><p class="status" data-test="status">${statusText(g, ctx)}</p>${ctx.toasts ?? ""}${guideLine("crisp", hint(g, ctx, acts), labels())}</div>
     ${countdown(g)}
     </div>
     ${me == null ? "" : html`<div class="dock" data-key="dock"><div class="me-line"><span class="name">${nameOf(g, me)}</span>

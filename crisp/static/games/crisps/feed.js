@@ -21,9 +21,8 @@ export function describe(g, msg, me) {
 }
 
 // After a load or a reconnect (a state): no lines are rebuilt (the feed starts with the next
-// move), but the guide of a first game teaches the turn due now, as if its `turn` had come.
-export function feedOf(g, view, me) {
-  if (view?.due && !view.over) teach([...(view.players ?? g.players ?? [])], { type: "turn", ...view.due }, me);
+// move).
+export function feedOf() {
   return [];
 }
 

@@ -1,5 +1,5 @@
-// Crisps!'s first-game guide and How to play (games/common/guide.js shows them): the words, from
-// the engine messages this seat is sent. Loaded lazily by feed.js on a first game only.
+// Crisps!'s How to play (games/common/guide.js shows it): its words and card illustrations.
+// Loaded lazily by feed.js when it is opened.
 import { language, t } from "../../i18n.js";
 import { html } from "../../shell/html.js";
 import { gameGuide, mini } from "../common/guide.js";
@@ -21,21 +21,4 @@ export const words = {
     <li>${t("cs.guide.howto.5")}</li></ol>`,
 };
 
-export const { start, howto } = gameGuide("crisps", words);
-
-export function teach(players, msg, me) {
-  const g = start();
-  if (me == null || g.off) return;
-  const name = (seat) => players[seat] ?? `#${seat + 1}`;
-  switch (msg.type) {
-    case "turn":
-      if (msg.seat !== me) return g.show(() => t("cs.guide.others", { name: name(msg.seat) }));
-      if (msg.need === "lead") return g.show(() => t("cs.guide.lead"));
-      if (msg.need === "follow") return g.show(() => t("cs.guide.follow"));
-      if (msg.need === "draw") return g.show(() => t("cs.guide.draw"));
-      return;
-    case "game_over":
-      return g.finish();
-    default:
-  }
-}
+export const { howto } = gameGuide(words);

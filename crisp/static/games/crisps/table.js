@@ -5,6 +5,8 @@
 import { sentences, t } from "../../i18n.js";
 import { cls, html } from "../../shell/html.js";
 import { feedBlock, tableOf, timerMarkup } from "../common/table.js";
+import { guideLine } from "../common/guideline.js";
+import { hint, labels } from "./hint.js";
 export { tick } from "../common/table.js";
 import { faceMarkup } from "./cards.js";
 import { classify, comboName, rankWord, sorted } from "./combos.js";
@@ -234,8 +236,8 @@ export function tableMarkup(g, ctx) {
     <section class="opponents cs-opps k${others.length}" aria-label="${t("table.others")}">${others.map((s) => seatBox(g, ctx, s))}</section>
     <div class="cs-middle">${supplyMarkup(g)}${trickMarkup(g, ctx)}</div>
     ${showReveal ? revealMarkup(g, { seat: ctx.seat }) : ""}
-    ${feedBlock(ctx.feed, ctx.feedOpen)}
-    <p class="status" data-test="status">${me == null && !ctx.tv ? sentences(t("table.spectating"), statusText(g, ctx)) : statusText(g, ctx)}</p>
+    ${feedBlock(ctx.feed, ctx.feedOpen, ctx.tv)}
+    <div class="status-area" data-key="status-area"><p class="status" data-test="status">${me == null && !ctx.tv ? sentences(t("table.spectating"), statusText(g, ctx)) : statusText(g, ctx)}</p>${ctx.toasts ?? ""}${guideLine("crisps", hint(g, ctx), labels())}</div>
     ${countdown(g)}
     </div>
     ${me == null ? "" : html`<div class="dock" data-key="dock"><div class="me-line"><span class="name">${nameOf(g, me)}</span>${pips(g.points[me])}</div>
@@ -246,4 +248,27 @@ export function tableMarkup(g, ctx) {
   </main>`;
 }
 
-export const Table = tableOf(tableMarkup);
+// On a short screen the trick and the field scroll inside themselves: the trick's latest play (what
+// is to be beaten) is kept in sight in each of them, after every render.
+function scrollToLatestPlay(el) {
+  const last = el.querySelector('[data-test="trick"] li:last-child');
+  if (!last) return;
+  for (const box of [last.closest('[data-test="trick"]'), el.querySelector(".field")]) {
+    if (!box || box.scrollHeight <= box.clientHeight) continue;
+    const b = box.getBoundingClientRect();
+    const r = last.getBoundingClientRect();
+    if (r.bottom > b.bottom) box.scrollTop += r.bottom - b.bottom;
+    else if (r.top < b.top) box.scrollTop -= b.top - r.top;
+  }
+}
+
+// ... and again when the screen's size changes (a phone turned), which renders nothing.
+function keepLatestPlayInSight(el) {
+  if (!el.sightKeeper) {
+    el.sightKeeper = new ResizeObserver(() => scrollToLatestPlay(el));
+    el.sightKeeper.observe(el);
+  }
+  scrollToLatestPlay(el);
+}
+
+export const Table = tableOf(tableMarkup, keepLatestPlayInSight);
