@@ -1,4 +1,4 @@
-// Issue 14, the phone's part of the server protocol (docs/fairness.md, "What a phone sees and
+// The phone's part of the server protocol (docs/fairness.md, "What a phone sees and
 // does"): its client seed for the commit–reveal shuffle, and its answers to the server's probes
 // (R-WINDOW-LAG). Plain ES module, no dependency.
 
@@ -43,7 +43,7 @@ export class SeedSender {
   }
 }
 
-// Issue 20 (finding 11): what this phone saw before the deal, kept per room and game in
+// What this phone saw before the deal, kept per room and game in
 // localStorage ("crisp.fair.<game>.<ROOM>": a JSON list of {commitment, seed}, newest last, the
 // latest 8), so that "Verify the shuffle" checks the record against the phone, not only against
 // itself. `seed` is the client seed this phone sent for that commitment (null: it sent none).

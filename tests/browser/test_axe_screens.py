@@ -1,4 +1,4 @@
-"""Issue 20, item 10 ("axe-core: no serious or critical violation on any screen of either game,
+"""The accessibility rule ("axe-core: no serious or critical violation on any screen of either game,
 light and dark"): axe-core (vendored, tests/support/axe.py, WCAG 2.0 A/AA and 2.1 AA) on every
 screen of Crisp and of Crisps!, in the light and the dark colour scheme, in Chromium. Every
 violation found is printed (id, impact, targets); a serious or critical one fails its screen.
@@ -251,7 +251,7 @@ def audits(browser: Any, playwright: Any, tmp_path_factory: Any) -> Iterator[Fou
 def test_no_serious_or_critical_axe_violation(
     audits: Found, game: str, screen: str, scheme: str
 ) -> None:
-    """Issue 20 item 10: axe-core reports no serious or critical violation on this screen of this
+    """axe-core reports no serious or critical violation on this screen of this
     game in this colour scheme (label-content-name-mismatch on face-up cards included)."""
     assert (game, screen, scheme) in audits, f"{game} {screen} was not reached"
     bad = blocking(audits[game, screen, scheme])
@@ -259,7 +259,7 @@ def test_no_serious_or_critical_axe_violation(
 
 
 def test_every_screen_has_a_level_one_heading(audits: Found) -> None:
-    """Issue 20 item 10 (page-has-heading-one on the tables): axe finds a level-one heading on
+    """axe's page-has-heading-one on the tables: axe finds a level-one heading on
     every screen of either game."""
     assert len(HEADINGS) == len(SCREENS), sorted(HEADINGS)
     missing = [key for key, count in HEADINGS.items() if count]

@@ -1,10 +1,10 @@
 """The client's budgets, measured in a real browser (Debian's Chromium, headless, Python
 Playwright, Chrome DevTools Protocol) and printed, not asserted against a clock (GUIDE.md:
 performance goals live in benchmarks that print numbers): the bytes a first load of a room link
-transfers (issue 11: at most 100 KB, checked, since it does not depend on the machine's speed);
+transfers (at most 100 KB, checked, since it does not depend on the machine's speed);
 the time until the lobby is drawn and answers taps on a slow-4G profile (150 ms RTT, 1.6 Mbit/s
 down, 750 kbit/s up) with the CPU 4x slower; and how long after its message each move's
-animation starts (issue 11: within 100 ms)."""
+animation starts (within 100 ms)."""
 
 from __future__ import annotations
 

@@ -327,12 +327,12 @@ def test_the_round_end_reveals_the_set_aside_cards_and_the_losers_hand(
         ana: "Round 1: you emptied your hand (1–0).",
         ben: "Round 1: Ana emptied their hand (1–0).",
     }
-    for phone in (ana, ben):  # Ana's own phone tells her in the second person (issue 20, finding 7)
+    for phone in (ana, ben):  # Ana's own phone tells her in the second person
         reveal = phone.loc('[data-test="reveal"]')
         expect(reveal).to_contain_text(said[phone])
         labels = reveal.locator('[role="img"]').evaluate_all("els => els.map(e => e.ariaLabel)")
         assert labels == ["7", "8", "9", "Crisp", *"112233445566"], labels
-    # Ben's own hand, told to Ben in the second person (issue 20, finding 7)
+    # Ben's own hand, told to Ben in the second person
     expect(ben.loc('[data-test="feed"]')).to_contain_text(
         "Ana won round 1 (1–0). Set aside: 7 8 9 Crisp. You still held: 1 1 2 2 3 3 4 4 5 5 6 6."
     )
@@ -584,7 +584,7 @@ def test_two_phones_play_a_whole_game_by_taps(server: Any, phones: Any) -> None:
             expect(ben.loc('[data-test="opp-hand"]')).to_have_attribute(
                 "aria-label", f"Ana: {view['hands'][0]} cards"
             )
-    for p in (ana, ben):  # the winner's phone says it in the second person (issue 20, finding 7)
+    for p in (ana, ben):  # the winner's phone says it in the second person
         expect(p.loc('[data-test="winners"]')).to_contain_text(re.compile(r"\w wins!|You win!"))
         expect(p.loc('[data-test="history"]')).to_be_visible()
     said = {p.loc('[data-test="winners"]').inner_text().strip() for p in (ana, ben)}

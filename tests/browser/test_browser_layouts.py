@@ -99,9 +99,9 @@ def check_all(views: dict[str, Phone], moment: str, seats: int, ready: str) -> d
 
 @pytest.mark.parametrize("seats", [2, 5, 8])
 def test_own_cards_and_moves_fit_every_screen(server: Any, phones: Any, seats: int) -> None:
-    """Issue 11 item 3: at 2, 5 and 8 seats, on five screens, the own cards and every action are
+    """At 2, 5 and 8 seats, on five screens, the own cards and every action are
     in the viewport without scrolling, and nothing overflows horizontally; the practice flow
-    (item 6) makes the table: one tap, bots of the chosen level, started at once."""
+    (the practice table) makes the table: one tap, bots of the chosen level, started at once."""
     srv = server(seed_where_host_plays_first(seats), clock_speed=0.5)  # the look: 20 real s
     labels = list(VIEWPORTS)
     host = phones(srv, "Pixel 7", "host", viewport=VIEWPORTS[labels[0]], device_scale_factor=1)

@@ -96,7 +96,7 @@ def test_quick_option_changes_all_hold_when_the_answers_come_late(server: Any, p
     ana.page.route_web_socket(re.compile(r"/ws/"), link.route)
     code = ana.create_room("Ana")
     expect(ana.loc("#opt-take")).to_be_enabled()
-    # the phone's client seed (issue 14) is answered by a "room" too: let it land first
+    # the phone's client seed (commit–reveal shuffle) is answered by a "room" too: let it land first
     wait_until(
         lambda: srv.request("GET", f"/api/rooms/{code}")[1]["members"][0]["seeded"],
         what="the client seed",

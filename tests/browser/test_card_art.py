@@ -1,4 +1,4 @@
-"""The card art (crisp/static/games/crisp/cardart.js, issue 11 item 4) in real Chromium: all 52
+"""The card art (crisp/static/games/crisp/cardart.js) in real Chromium: all 52
 faces and the back at 26, 40, 64 and 120 px wide, in the two-colour and the four-colour deck,
 rendered by the module itself under a strict Content-Security-Policy (``style-src 'self'``, nothing
 from another origin) from a tiny static server. Screenshots go to
@@ -30,7 +30,7 @@ SIZES = (26, 40, 64, 120)
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 ART = ("games/crisp/cardart.js", "games/crisp/cards.css")  # the art (cards.css if it exists)
-ART_BUDGET = 12 * 1024  # gzip -9, issue 11: the art costs at most ~12 KB of the 100 KB budget
+ART_BUDGET = 12 * 1024  # gzip -9: the art costs at most ~12 KB of the 100 KB budget
 
 SHEET = TESTS / "card_sheet"  # the test page, its script and CSS
 # Per face: what the tests check, read from the rendered DOM.
@@ -108,7 +108,7 @@ def sheets(browser: Any, host: StaticHost) -> dict[tuple[int, bool], dict[str, A
 def test_every_size_and_deck_draws_52_distinct_faces_with_their_index(sheets: Any) -> None:
     """Each sheet: 52 faces, one per card, each with its rank as text once (T shown as 10; from
     64 px two corner indices, the turned one a <use> of the first, so that a card button's
-    visible text is one index (issue 20 item 10, label-content-name-mismatch); one large index
+    visible text is one index (axe's label-content-name-mismatch); one large index
     below), every <use> resolved to a drawn shape, and the shared sprite added once."""
     want = {r + s for s in SUITS for r in RANKS}
     for (size, four), sheet in sheets.items():
@@ -238,7 +238,7 @@ def test_the_art_is_small_and_loaded_lazily() -> None:
             ), module.name
 
 
-# -- issue 20: French court faces, and round-end cards with a readable corner index ---------------
+# -- French court faces, and round-end cards with a readable corner index -------------------------
 
 # Per drawn face in `root` (a selector): its code, the index text(s) of the art and the height of
 # the first index's box and of its suit, in CSS px.
@@ -254,7 +254,7 @@ INDICES = """(root) => [...document.querySelectorAll(`${root} span.face.art`)].m
     suit: suit ? suit.getBoundingClientRect().height : 0,
   };
 })"""
-MIN_INDEX_PX = 10  # the corner index's box, each revealed card (issue 20 item 9)
+MIN_INDEX_PX = 10  # the corner index's box, each revealed card, readable
 COURTS_SHOWN = {"en": {"J": "J", "Q": "Q", "K": "K"}, "fr": {"J": "V", "Q": "D", "K": "R"}}
 # A module-level language switch: faces drawn in French, then the same markup drawn again in
 # English (as the shell does after setLanguage), hydrated by cards.js each time.
@@ -287,7 +287,7 @@ SWITCH = """async () => {
 def test_french_court_faces_are_v_d_r_and_redrawn_on_a_language_switch(
     browser: Any, host: StaticHost
 ) -> None:
-    """Issue 20 finding 6 (French faces showed J/Q/K while the text says V/D/R): in French the
+    """French faces must not show J/Q/K while the text says V/D/R: in French the
     art's corner indices of a Jack, Queen and King read V, D, R (Valet, Dame, Roi); in English
     J, Q, K; numbers alike in both; a language switch draws every face again."""
     page = browser.new_page()
@@ -320,7 +320,7 @@ def crisp_queen_seed(players: int = 2) -> int:
 def test_crisp_faces_in_french_then_english_and_round_end_indices_at_320(
     server: Any, phones: Any
 ) -> None:
-    """Issue 20 findings 6 and 9, on a real table at 320x568: the Queen Ana holds reads D in
+    """French faces, readable indexes, on a real table at 320x568: the Queen Ana holds reads D in
     French and Q once she switches the page to English (the face is drawn again); at the round's
     end every revealed card, in the results and on the table, shows its corner index (rank and
     suit) at least 10 px high, readable without the results table."""
@@ -391,7 +391,7 @@ CS_INDICES = """() => [...document.querySelectorAll("[data-test=reveal] .cs-card
 
 
 def test_crisps_round_end_cards_show_a_corner_index_at_320(phones: Any) -> None:
-    """Issue 20 finding 9, Crisps!: at the round's end (CS-SEE-END) each card of the set-aside
+    """Readable indexes, Crisps!: at the round's end (CS-SEE-END) each card of the set-aside
     four and of the loser's hand shows its corner index (the rank; a Crisp's X) at least 10 px
     high at 320x568. Crisps! has no court cards (CS-DECK: 1 to 9 and the Crisp), so there is no
     French letter to show."""
@@ -454,7 +454,7 @@ LABELLED = """async (lang) => {
 def test_face_up_card_buttons_have_their_visible_index_in_their_name(
     browser: Any, host: StaticHost, lang: str
 ) -> None:
-    """Issue 20 item 10 (axe's label-content-name-mismatch, WCAG 2.5.3, serious): a face-up card
+    """axe's label-content-name-mismatch (WCAG 2.5.3, serious): a face-up card
     button named "Left card: D♠" shows the index "D" once as text (French), "Q" in English and
     Japanese, at a table's big size and at a seat's small size: axe finds no violation (it
     passes the numbers, 10 and 7, at both sizes, and leaves a one-letter index undecided)."""

@@ -1,4 +1,4 @@
-"""Accessibility of the phone client (issue 11 item 10): axe-core (vendored, tests/support/axe.py)
+"""Accessibility of the phone client: axe-core (vendored, tests/support/axe.py)
 on the
 home page, the lobby, the table and the results, in the light and the dark colour scheme, on a
 real ``crisp serve`` in Chromium. A serious or critical violation fails its screen; the color-
@@ -35,7 +35,7 @@ expect.set_options(timeout=TIMEOUT_MS)
 
 SCREENS = ("home", "lobby", "table", "results")
 # WCAG 2.0 A/AA and 2.1 A/AA: with wcag21a, axe checks 2.5.3 Label in Name
-# (label-content-name-mismatch) on the face-up cards of the results (issue 20 item 10).
+# (label-content-name-mismatch) on the face-up cards of the results.
 RULES = (*TAGS, "wcag21a")
 SCHEMES = ("light", "dark")
 Known = dict[tuple[str, str], tuple[str, ...]]  # (screen, scheme) -> what fails there today
@@ -158,7 +158,7 @@ def audits(
 
 @pytest.mark.parametrize(("screen", "scheme"), cases(with_known=True))
 def test_axe_finds_no_serious_or_critical_violation(audits: Any, screen: str, scheme: str) -> None:
-    """Issue 11 item 10: axe-core (WCAG 2.0 A/AA, 2.1 AA) reports no serious or critical
+    """axe-core (WCAG 2.0 A/AA, 2.1 AA) reports no serious or critical
     violation on this screen in this colour scheme (text contrast 4.5:1 included)."""
     found = blocking(audits[0][screen, scheme])
     assert not found, report(f"{screen} ({scheme})", found)

@@ -1,4 +1,4 @@
-"""Issue 14: "Verify the shuffle" in a real browser. ``crisp/static/games/crisp/fairness.js``
+"""The "Verify the shuffle" button in a real browser. ``crisp/static/games/crisp/fairness.js``
 (WebCrypto, and its own SHA-256 where the page is not a secure context, as on a LAN address over
 http) agrees with ``crisp verify`` on 20 finished games and on a tampered copy of each: the same
 verdict, the same first difference, the same count of rounds checked."""
@@ -157,7 +157,7 @@ def test_browser_says_why_it_cannot_verify(browser: Any) -> None:
     assert "no fairness" in got[3]["message"]
 
 
-# -- issue 20, finding 11: the phone checks the record against what it saw before the deal ------
+# -- the phone checks the record against what it saw before the deal ----------------------------
 
 
 def _play_to_game_over(srv: Any, phones: Any) -> tuple[Any, str]:
@@ -206,7 +206,7 @@ def unfixed_server(tmp_path: Any) -> Any:
 def test_a_forged_record_is_not_verified_against_what_the_phone_saw(
     unfixed_server: Any, phones: Any
 ) -> None:
-    """Issue 20 finding 11: a results page served a record re-dealt with a new server seed, a new
+    """A results page served a record re-dealt with a new server seed, a new
     commitment and no client seeds: the phone says what differs from what it saw in the lobby
     (the commitment, its client seed), never "verified"; the true record "matches what this phone
     saw before the deal"."""

@@ -1,4 +1,4 @@
-"""Issue 20 item 11 for Crisps!: "Verify the shuffle" on a Crisps! phone checks the game's record
+"""For Crisps!: "Verify the shuffle" on a Crisps! phone checks the game's record
 (``crisp/static/games/crisps/fairness.js``, loaded once the game is over) against what this phone
 kept before the deal (``crisp.fair.crisps.<CODE>``: the lobby's commitment and the client seed it
 sent). A whole game against a bot, by taps, on a server with real seeds:
@@ -136,7 +136,7 @@ def _kept(ana: Phone, code: str) -> list[dict[str, Any]]:
 def test_a_finished_crisps_game_matches_what_the_phone_saw_before_the_deal(
     unfixed_server: Any, phones: Any
 ) -> None:
-    """Issue 20 finding 11: the phone kept the lobby's commitment and the seed it sent; the true
+    """The phone kept the lobby's commitment and the seed it sent; the true
     record verifies and matches them, said in the phone's language (en, fr, ja)."""
     ana, code = _play_to_game_over(unfixed_server, phones)
     record = ana.page.evaluate(f"fetch('/api/rooms/{code}/record').then((r) => r.json())")
@@ -162,7 +162,7 @@ def test_a_finished_crisps_game_matches_what_the_phone_saw_before_the_deal(
 def test_a_forged_crisps_record_is_not_verified_against_what_the_phone_saw(
     unfixed_server: Any, phones: Any
 ) -> None:
-    """Issue 20 finding 11: a results page served a record re-dealt with a new server seed, a new
+    """A results page served a record re-dealt with a new server seed, a new
     commitment and no client seeds (it verifies by itself): the phone says what differs from what
     it saw in the lobby (the commitment, its client seed), never "verified", in English and in
     French; the true record, served again, matches."""

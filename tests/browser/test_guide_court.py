@@ -1,4 +1,4 @@
-"""Issue 20, item 2 ("Teach in play"), in Chromium: on a first game the guide says what a drawn
+"""Teach in play, in Chromium: on a first game the guide says what a drawn
 King, Queen and Jack do, one sentence each, while the human holds it, and the crisp-window line
 with its countdown shows while the human waits for their turn, and again for their own window
 after their turn (it used to give way at once to "Ada is playing"). The deal is fixed on purpose: a
@@ -93,7 +93,7 @@ def shot(phone: Phone, name: str) -> None:
 
 @pytest.mark.parametrize("lang", list(LOCALES))
 def test_guide_tells_king_queen_jack_and_the_window(server: Any, phones: Any, lang: str) -> None:
-    """Item 2: the waiting line names the previous player's 3 s crisp window (no number of its
+    """The waiting line names the previous player's 3 s crisp window (no number of its
     own that could go stale: when Draw opens, the tip says to tap Draw, as the status line does);
     then the human holds a King (R-KING), a Queen (R-QUEEN), a Jack (R-JACK), for sure (the ranks
     are read from the page), and the guide says what each does in one sentence."""

@@ -1,4 +1,4 @@
-"""Issue 20, item 2 ("Teach in play", for Crisps!), in Chromium: on a first game the guide is on
+"""Teach in play, for Crisps!,, in Chromium: on a first game the guide is on
 the table from the first screen (the turn due when the page loads is taught, not only the next
 one), says what can follow what (the same kind, as many cards, an equal or higher rank, or pass),
 is skippable, and is remembered per device (after a reload it does not come back). The stand-in
@@ -57,7 +57,7 @@ def shot(phone: Phone, name: str) -> None:
 def test_crisps_guide_first_game_skippable_and_remembered(
     phones: Any, host: Any, lang: str
 ) -> None:
-    """Item 2: the first screen of a first game teaches the lead (the turn due at load time);
+    """The first screen of a first game teaches the lead (the turn due at load time);
     after a single is led by Ben the guide says what can follow what; Skip removes it, the
     device remembers it (crisp.guide.crisps), and after a reload it is not shown again."""
     room = FakeCrispsRoom(decks=[DECK], first_starter=0)

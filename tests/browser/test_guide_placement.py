@@ -1,4 +1,4 @@
-"""Issue 20, item 2 ("Teach in play") with "Every screen": the first-game guide never covers a card
+"""Teach in play, on every screen: the first-game guide never covers a card
 or a move. At 320x568, 375x667, 412x915, 844x390, 568x320, 768x1024 and 1280x720, in both games,
 with the guide on the table (in the status area: the field scrolls it into sight on a short
 screen), nothing covers a card of the hand, a table card the player can tap (a Queen's targets)

@@ -1,4 +1,4 @@
-"""Issue 20, finding 9 ("sound is off by default and only beeps; Crisps! plays fly face down"):
+"""Sound and motion (not "off by default and only beeps", and Crisps! plays do not fly face down):
 card sounds are on by default on a fresh phone, made with WebAudio (a filtered-noise snap when a
 card is drawn), one tap mutes them and a reload keeps the mute (localStorage "crisp.sound"); a
 Crisps! play flies face up (the played cards are public once played), a draw still face down, and

@@ -1,4 +1,4 @@
-"""Issue 20, "Done when": the note's screenshots. For each game, a real game in progress (a real
+"""The screenshots for review. For each game, a real game in progress (a real
 ``crisp serve``, Ana against a bot) photographed on Ana's phone at 320x568 and 844x390 on her turn
 with her moves shown, and on the shared screen (/r/CODE/tv) at 1280x720, into
 tests/artifacts/note/<game>-<size>.png (or $CRISP_ARTIFACTS/note/). Each phone shot has the hand

@@ -1,4 +1,4 @@
-"""Issue 20, "Told again after the reveal" (R-SEE-STORY): at a round's reveal, "Replay the round"
+"""Told again after the reveal (R-SEE-STORY): at a round's reveal, "Replay the round"
 plays the round's turns again face up (crisp/static/games/crisp/replay.js, from the engine's
 ``round_story``): the panel starts from the hands as dealt and ends on the hands the reveal
 showed, step by step, in the phone's language."""

@@ -1,4 +1,4 @@
-"""Issue 21, finding 10: an operator's ``crisp rooms close CODE`` reaches the phones as close code
+"""An operator's ``crisp rooms close CODE`` reaches the phones as close code
 4405 (ROOM_CLOSED), and the phone says so on its home screen, in its language, instead of
 reconnecting into "no such room"."""
 

@@ -1,4 +1,4 @@
-"""Issue 20, "Every screen" and "Targets", for Crisp: a practice game of 3 and of 8 seats (the
+"""Every screen and its tap targets, for Crisp: a practice game of 3 and of 8 seats (the
 host and bots, a real ``crisp serve``), the same seat open on every screen of the issue (320x568
 to 1440x900, upright and on their side) and at 320x568 in French and Japanese. At each moment
 where the player has something to do (the look: Ready; the turn: Draw; holding a Queen: its
@@ -56,9 +56,9 @@ def check(views: dict[str, Phone], moment: str, seats: int, ready: str) -> dict[
 
 @pytest.mark.parametrize("seats", [3, 8])
 def test_every_screen_every_moment(server: Any, phones: Any, seats: int) -> None:
-    """Findings 4 and 9: Queen targets of 26x36 (3 seats) and 27x56 (8 seats), Cancel below the
-    fold at 8 seats 320x658, header icons 40 px, the feed control 36 px, the Rules link 30 px,
-    "Manch…" in French at 320 px; the hand and the moves always on screen."""
+    """No more Queen targets of 26x36 (3 seats) and 27x56 (8 seats), Cancel below the fold at 8
+    seats 320x658, header icons of 40 px, a feed control of 36 px, a Rules link of 30 px,
+    "Manch…" in French at 320 px: the hand and the moves always on screen."""
     srv = server(queen_seed(seats), clock_speed=0.15)  # the look: 67 real s
     host = phones(srv, "Pixel 7", "host", viewport=SIZES["320x658"], device_scale_factor=1)
     host.page.goto("/")

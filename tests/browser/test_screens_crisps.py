@@ -1,4 +1,4 @@
-"""Issue 20, "Every screen" and "Targets", for Crisps!: on every screen of the issue (320x568 to
+"""Every screen and its tap targets, for Crisps!: on every screen (320x568 to
 1440x900, upright and on their side), on a follow turn with cards selected and with the round-end
 panel open, the hand and every enabled move (Play, Pass) are inside the viewport and unobscured
 without scrolling; every tappable target is at least 44x44 px; nothing in the header or the
@@ -66,7 +66,7 @@ def select(phone: Phone, cards: str) -> None:
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_a_follow_turn_with_cards_selected_fits(phones: Any, host: Any, size: str) -> None:
-    """Finding 1 (Play and Pass below the fold at 320x568, cut at 844x390, no hand at 568x320):
+    """Never again Play and Pass below the fold at 320x568, cut at 844x390, no hand at 568x320:
     on a follow turn with two cards selected, the hand, Play and Pass are on screen."""
     room = FakeCrispsRoom(decks=[DECK], first_starter=0)
     ana = phone_at(phones, host, room, 0, size, "en")
@@ -89,7 +89,7 @@ def test_a_follow_turn_with_cards_selected_fits(phones: Any, host: Any, size: st
 def test_the_round_end_panel_leaves_the_hand_and_moves_on_screen(
     phones: Any, host: Any, size: str
 ) -> None:
-    """Finding 1: the round-end panel (CS-SEE-END) stays until Close; meanwhile the next
+    """The round-end panel (CS-SEE-END) stays until Close; meanwhile the next
     round's leader still sees its hand and its moves."""
     room = FakeCrispsRoom(decks=[ENDS, DECK], first_starter=0)
     ben = phone_at(phones, host, room, 1, size, "en")
@@ -106,7 +106,7 @@ def test_the_round_end_panel_leaves_the_hand_and_moves_on_screen(
 @pytest.mark.parametrize("lang", ["en", "fr", "ja"])
 @pytest.mark.parametrize("size", ["320x568", "844x390"])
 def test_nothing_is_cut_in_each_language(phones: Any, host: Any, size: str, lang: str) -> None:
-    """Finding 9 ("Manch…" at 320 px in French): the header, the names and the moves fit."""
+    """No "Manch…" at 320 px in French: the header, the names and the moves fit."""
     room = FakeCrispsRoom(names=("Émilienne", "Bartholomew"), decks=[DECK], first_starter=1)
     ana = phone_at(phones, host, room, 0, size, lang)
     room.act(1, {"do": "play", "cards": "22"})

@@ -1,4 +1,4 @@
-"""Issue 20, "The shared screen" (finding 3): the lobby and the ≡ menu link to /r/CODE/tv; on it
+"""The shared screen: the lobby and the ≡ menu link to /r/CODE/tv; on it
 no phone control shows (≡, sound, language), its QR code covers nothing (the Rules link is
 reachable: the element at its centre is it), and a Crisps! game (2 seats) and a Crisp game (2 and
 8 seats) at 1280x720 and 1920x1080 use the 16:9 screen (the table, not a narrow column) with cards

@@ -1,4 +1,4 @@
-"""Issue 20, findings 2 and 5, in Chromium (tests/browser/conftest.py): a first game is taught on
+"""The guide and the feed, in Chromium (tests/browser/conftest.py): a first game is taught on
 the table (games/common/guide.js: a skippable guide, remembered per device), How to play opens in
 the app, the waiting line names the crisp window with its countdown, and the feed (feedline.js)
 shows its newest line whole and is told again in a new language. Screenshots:
@@ -28,7 +28,7 @@ def practice(phone: Phone, bots: int = 1) -> None:
 
 @pytest.mark.parametrize("lang", list(LOCALES))
 def test_first_game_guide_is_skippable_and_remembered(server: Any, phones: Any, lang: str) -> None:
-    """Finding 2: on a first game the guide is on the table (not a new tab) and says what to do
+    """On a first game the guide is on the table (not a new tab) and says what to do
     now (the look: tap Ready); Skip removes it; after a reload it does not come back; How to
     play opens as an overlay in the page, in the phone's language."""
     srv = server(5, clock_speed=0.5)
@@ -59,7 +59,7 @@ def test_first_game_guide_is_skippable_and_remembered(server: Any, phones: Any, 
 
 
 def test_rules_link_opens_how_to_play_in_the_app(server: Any, phones: Any) -> None:
-    """Finding 2: the room's Rules link opens How to play in the page (no new tab); the full
+    """The room's Rules link opens How to play in the page (no new tab); the full
     rules stay one link away inside it."""
     srv = server(5, clock_speed=0.5)
     ana = phones(srv, "Pixel 7", "ana", guide=True)
@@ -77,7 +77,7 @@ def test_rules_link_opens_how_to_play_in_the_app(server: Any, phones: Any) -> No
 def test_waiting_names_the_crisp_window_and_the_feed_is_told_again(
     server: Any, phones: Any
 ) -> None:
-    """Findings 2 and 5: while Ana waits for her turn the guide says the previous player has 3 s
+    """While Ana waits for her turn the guide says the previous player has 3 s
     to call crisp; the card she then holds is explained; the feed's newest
     line is whole (not cut with "…"); a language switch tells every line again in French."""
     srv = server(5, clock_speed=0.5)

@@ -1,5 +1,5 @@
 """``crisp bench load`` reads the server's collector pauses from its metrics
-(crisp/bench/load_gc.py; issue 22: no pause over 20 ms), by generation, against the histogram's
+(crisp/bench/load_gc.py; the goal: no pause over 20 ms), by generation, against the histogram's
 20 ms bucket."""
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ def test_bench_load_json_shape() -> None:
     [relay] = human[0]["relays"]
     assert relay["relay"] == "fastapi" and relay["rooms"] == 2
     assert relay.get("timed_actions", 0) > 0 or "skipped" in relay, relay
-    # the server's collector pauses, read from its /metrics (issue 22: none over 20 ms); a run
+    # the server's collector pauses, read from its /metrics (the goal: none over 20 ms); a run
     # this short may see none, but the figures were read (None and gc_unread if not)
     for run in (report, human[0]):
         assert "gc_unread" not in run, run.get("gc_unread")

@@ -1,4 +1,4 @@
-"""The scale-out deployment files (issue 15): deploy/haproxy.cfg is what
+"""The scale-out deployment files: deploy/haproxy.cfg is what
 crisp/server/run/balancer.py
 makes, HAProxy itself accepts it, and compose.cluster.yaml runs PostgreSQL, the nodes the
 configuration names (each with its own node id, all on the one database) and HAProxy with it."""

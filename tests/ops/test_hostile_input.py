@@ -1,7 +1,7 @@
-"""Issue 21, finding 7: ``crisp replay`` and ``crisp verify`` on hostile records. Each one is
+"""``crisp replay`` and ``crisp verify`` on hostile records. Each one is
 answered in one line on stderr with exit 2 (never a traceback), for both games and in every mode
 (the result, ``--seat 0``, ``--spectator``), and reading a record takes bounded memory
-(crisp.engine.common.recordfile: its caps). Finding 11: ``crisp simulate --records`` of several
+(crisp.engine.common.recordfile: its caps). And ``crisp simulate --records`` of several
 games writes a file ``crisp replay`` reads (one result a line)."""
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ HOSTILE: list[tuple[str, str, str]] = [
 def test_finding_7_a_hostile_record_is_one_line_and_exit_2(
     tmp_path: Path, name: str, text: str, says: str
 ) -> None:
-    """Issue 21 finding 7: replay (each mode) and verify answer in one line, exit 2."""
+    """Replay (each mode) and verify answer in one line, exit 2."""
     path = tmp_path / "hostile.json"
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
     for mode in MODES:
@@ -100,14 +100,14 @@ def test_finding_7_a_hostile_record_is_one_line_and_exit_2(
 
 
 def test_finding_7_dev_zero_and_a_directory_are_not_record_files(tmp_path: Path) -> None:
-    """Issue 21 finding 7: ``/dev/zero`` was read for ever; now it is refused unread."""
+    """``/dev/zero`` is refused unread, not read for ever."""
     for path in ("/dev/zero", str(tmp_path)):
         for command in (("replay", path), ("replay", path, "--seat", "0"), ("verify", path)):
             assert "not a regular file" in one_line_2(crisp(*command))
 
 
 def test_finding_7_a_500_mb_list_is_refused_unread(tmp_path: Path) -> None:
-    """Issue 21 finding 7: a file over RECORD_BYTES_MAX (here 500 MB, sparse) is refused from
+    """A file over RECORD_BYTES_MAX (here 500 MB, sparse) is refused from
     its size: it is never read, let alone parsed."""
     path = tmp_path / "huge.json"
     with path.open("wb") as fh:
@@ -150,7 +150,7 @@ def _peak_mb(path: Path) -> tuple[int, float]:
 
 
 def test_finding_7_a_68_mb_record_is_refused_in_bounded_memory(tmp_path: Path) -> None:
-    """Issue 21 finding 7: replaying a 68 MB record peaked at 555 MB (1,106 MB for this one);
+    """Memory is bounded: replaying a 68 MB record once peaked at 555 MB (1,106 MB for this one);
     it is now refused from its size, at the interpreter's own footprint (about 36 MB)."""
     path = tmp_path / "long.json"
     path.write_text(_long_record(68_300_000), encoding="utf-8")
@@ -189,7 +189,7 @@ def test_the_reader_refuses_infinity_and_a_growing_file(tmp_path: Path) -> None:
 
 
 def test_finding_11_simulate_records_of_several_games_replay(tmp_path: Path) -> None:
-    """Issue 21 finding 11: ``crisp simulate --records F`` with several games wrote a list that
+    """``crisp simulate --records F`` with several games once wrote a list that
     ``crisp replay F`` refused ("a record is a JSON object"); it now prints one result a line,
     each the replay of that record alone (both games)."""
     for game in (("--players", "3"), ("--game", "crisps", "--bots", "normal,random")):

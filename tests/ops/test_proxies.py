@@ -1,9 +1,10 @@
-"""Issue 21, findings 1 and 2, with the real proxies: Debian's Caddy (the shipped deploy/Caddyfile)
-and HAProxy (the shipped crisp/server/run/balancer.py configuration) in front of a real
-``crisp serve`` on 127.0.0.1, trusting exactly the proxy (its address here: 127.0.0.1). Clients
-come from distinct loopback addresses (127.0.0.x). One client's misses never refuse another's
-lookups, and a forged X-Forwarded-For gains nothing: its guesses and room creations are counted
-to its own address, and naming the victim's address does not spend the victim's budget."""
+"""The client's address behind a proxy, with the real proxies: Debian's Caddy (the shipped
+deploy/Caddyfile) and HAProxy (the shipped crisp/server/run/balancer.py configuration) in front
+of a real ``crisp serve`` on 127.0.0.1, trusting exactly the proxy (its address here: 127.0.0.1).
+Clients come from distinct loopback addresses (127.0.0.x). One client's misses never refuse
+another's lookups, and a forged X-Forwarded-For gains nothing: its guesses and room creations
+are counted to its own address, and naming the victim's address does not spend the victim's
+budget."""
 
 from __future__ import annotations
 

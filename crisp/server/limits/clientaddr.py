@@ -5,7 +5,7 @@ server. A request whose peer is one of them has its client address taken from
 ``X-Forwarded-For``: the RIGHTMOST entry that is not itself a trusted proxy. Each proxy appends
 the address it was reached from, so the entries right of the client are the proxies' own and
 every entry left of it is whatever the client wrote (uvicorn's ``'*'`` took the leftmost: a
-client could name itself anyone: issue 21, finding 2). A request from any other peer keeps the
+client could name itself anyone). A request from any other peer keeps the
 peer's address, whatever headers it sends. ``'*'`` is refused when the settings are read.
 
 The rate limits count an IPv4 address as itself and an IPv6 address by its /64 network (one

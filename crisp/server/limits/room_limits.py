@@ -120,6 +120,6 @@ def start_hello_deadline(
 ) -> asyncio.TimerHandle:
     """The timer the WebSocket endpoint starts after ``accept`` (and cancels when the socket
     ends): ``close_if_silent`` ``hello_timeout_s`` seconds later. A timer, not a task: nothing
-    of it is kept once it has fired (issue 22, memory per socket)."""
+    of it is kept once it has fired (memory per socket)."""
     loop = asyncio.get_running_loop()
     return loop.call_later(settings.hello_timeout_s, close_if_silent, greeted, close)

@@ -5,7 +5,7 @@ queueing the probe to reading its answer, on the room's clock, is one round trip
 the median of the last ``rtt_samples``. A seat's allowance is half of it in game milliseconds,
 capped by ``window_lag_cap_ms``; 0 until a round trip is measured.
 
-Cheaper probes (issue 22): a connection whose estimate is settled (its last
+Cheaper probes: a connection whose estimate is settled (its last
 ``rtt_settle_samples`` round trips, 3 by default, all ``near`` their own median) is probed only
 every ``probe_settled_every_s``, give or take a quarter at random (so a room's probes do not come
 in step); an answer that strays from them makes probes come every ``probe_every_s`` again until

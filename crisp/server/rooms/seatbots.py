@@ -13,7 +13,7 @@ from typing import Any
 
 from crisp.server.seam import Fields, Outgoing, SeatBot
 
-# A bot thinks like a person, not slower (issue 20, finding 8): it thinks from the moment it saw
+# A bot thinks like a person, not slower: it thinks from the moment it saw
 # the move coming (``now`` when it is planned), so a wait the rules impose before that move
 # counts as reflection too, and it reacts a moment after that wait.
 THINK = (0.25, 0.6)  # game seconds from seeing a move that asks for thought to the move itself

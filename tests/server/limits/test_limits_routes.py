@@ -1,4 +1,4 @@
-"""Issue 21, findings 2–5, in the process: every route naming a room code is limited by one
+"""Room-code limits, in the process: every route naming a room code is limited by one
 dependency (``ratelimit.CodeLimit``); a non-canonical spelling of a code is redirected (308)
 before the room is claimed; the client's address behind a trusted proxy is the rightmost
 untrusted X-Forwarded-For entry, ``*`` is refused; IPv6 clients are counted by their /64."""
@@ -85,7 +85,7 @@ def _calls(dependant: Any) -> list[Any]:
     return found
 
 
-# -- every route naming a code is limited (finding 3) ----------------------------------------------
+# -- every route naming a code is limited ----------------------------------------------------------
 
 
 def test_every_route_naming_a_code_has_the_code_limit_issue21_finding3(tmp_path: Path) -> None:
@@ -106,7 +106,7 @@ def test_every_route_naming_a_code_has_the_code_limit_issue21_finding3(tmp_path:
     assert unlimited == [], f"routes naming a code without the code limit: {unlimited}"
     for path in ("/r/{code}", "/r/{code}/tv", "/api/rooms/{code}"):
         assert path in coded
-    # /ws/{code} is no route: the WebSocket lane (issue 22, memory per socket) serves it, inside
+    # /ws/{code} is no route: the WebSocket lane (memory per socket) serves it, inside
     # the client-address layer, with its own CodeLimit
     layers = [m.cls for m in app.user_middleware]
     lanes = [m for m in app.user_middleware if m.cls is WebSocketLane]
@@ -155,7 +155,7 @@ def test_ipv6_clients_are_counted_by_their_slash_64(tmp_path: Path) -> None:
     assert call(app, "/r/QRWXQRWXQRWX/tv", client="2001:db8:0:1::1")[0] == 404
 
 
-# -- one spelling of a code (finding 5) ----------------------------------------------------------
+# -- one spelling of a code ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -197,7 +197,7 @@ def test_a_join_spelled_otherwise_is_redirected_with_its_method(tmp_path: Path) 
     assert status == 308 and headers["location"] == f"/api/rooms/{CODE}/join"
 
 
-# -- the client's address behind a proxy (findings 1, 2) ------------------------------------------
+# -- the client's address behind a proxy ----------------------------------------------------------
 
 
 def test_rightmost_untrusted_forwarded_entry_is_the_client_issue21_finding2() -> None:

@@ -1,4 +1,4 @@
-"""Issue 21, finding 4: a seated player's reconnections are not charged to the anonymous budgets.
+"""A seated player's reconnections are not charged to the anonymous budgets.
 A join (or a room creation) sets the seat token as an HttpOnly, SameSite=Strict cookie
 ``crisp_seat_CODE``; a browser sends it with the WebSocket handshake of its reconnections, and a
 valid one passes the rate limits uncharged (docs/limits.md). Against a real ``crisp serve``, with

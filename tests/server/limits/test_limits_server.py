@@ -1,4 +1,4 @@
-"""Issue 13's limits against a real ``crisp serve``: under each limit everything works, over it
+"""The limits against a real ``crisp serve``: under each limit everything works, over it
 the typed refusal (docs/limits.md); another room's ping round trip during the abuse is printed
 (and only held to a generous sanity bound). Clients come from distinct loopback addresses
 (127.0.0.x), which the server sees as distinct IPs."""
@@ -189,7 +189,7 @@ def test_a_room_with_an_old_five_letter_code_loads_and_is_joinable(tmp_path: Pat
         db.execute("UPDATE log SET code = 'JAKNK'")
     db.close()
     with serve(tmp_path) as server:
-        # Another spelling is redirected to the canonical path (issue 21, finding 5).
+        # Another spelling is redirected to the canonical path.
         status, got, _ = http(server, "GET", "/api/rooms/jaknk")
         assert status == 308 and got["location"] == "/api/rooms/JAKNK"
         status, _, summary_ = http(server, "GET", got["location"])

@@ -1,4 +1,4 @@
-"""Issue 13's limits as pure code, with fake clocks (no sleep): token buckets and their bounded
+"""The limits as pure code, with fake clocks (no sleep): token buckets and their bounded
 memory, the lookup and miss budgets, room bounds, the human-host rule, the hello deadline, JSON
 depth, the log budget, room codes, the HTTP middlewares and the header-pending registry."""
 

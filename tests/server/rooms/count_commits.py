@@ -1,4 +1,4 @@
-"""Count store transactions per action, with and without group commit (issue 22), in-process.
+"""Count store transactions per action, with and without group commit, in-process.
 
     .venv/bin/python tests/server/rooms/count_commits.py [--rooms 200] [--seconds 60]
 

@@ -1,4 +1,4 @@
-"""Issue 20, finding 8 (bot pace): bots think like people, not slower. In a room of 1 human and 7
+"""Bot pace: bots think like people, not slower. In a room of 1 human and 7
 bots (Crisp, 8 seats) on the hand-moved clock (tests/support/roomkit.py), the time between the
 human's turns is the rules' waits (R-WINDOW: the next player may draw 2 s after a turn ended)
 plus about 1 s per bot turn: a bot's decision comes within about 1 s beyond what the rules
@@ -131,7 +131,7 @@ def _acted_since(phone: FakePhone, turn: dict[str, Any]) -> bool:
 
 
 def test_bots_take_about_a_second_per_turn_beyond_the_rules_waits(tmp_path: Path) -> None:
-    """Issue 20 finding 8 (R-WINDOW): with 8 seats, between two of the human's turns each bot
+    """R-WINDOW: with 8 seats, between two of the human's turns each bot
     turn (a draw and its play; a King's extra draws are played the same way, R-KING) adds about
     1 s to the rules' waits (on average at most PER_BOT_TURN), and no stretch is longer than
     the waits plus PER_BOT_MOVE per bot move."""

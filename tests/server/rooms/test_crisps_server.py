@@ -104,7 +104,7 @@ def test_whole_game_two_seats_a_watcher_and_the_record_replays(tmp_path: Path, c
             turn = receive_until(a, lambda m: m["type"] == "turn", streams[0])
             b.send(json.dumps({"type": "act", "v": turn["v"], "do": "play", "cards": "0"}))
             err = receive_until(b, lambda m: m["type"] == "error", streams[1])
-            assert (err["code"], err["rule"]) == ("illegal", "CS-NOTATION")  # issue 21, f. 12
+            assert (err["code"], err["rule"]) == ("illegal", "CS-NOTATION")
             over = None
             for _ in range(3000):
                 seat = turn["seat"]

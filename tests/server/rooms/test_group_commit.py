@@ -1,4 +1,4 @@
-"""Group commit (issue 22, crisp/server/rooms/batch.py): the rooms changed in one event-loop turn
+"""Group commit (crisp/server/rooms/batch.py): the rooms changed in one event-loop turn
 are written in ONE store transaction, and each room's messages go out only after it. A failed
 commit undoes every room of the batch and each sender is told ``unavailable``; a room another
 node claimed (``LeaseLost``) is dropped with ``moved`` and the rest of the batch is stored.

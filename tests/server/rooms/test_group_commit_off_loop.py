@@ -1,4 +1,4 @@
-"""Group commit with a store that writes off the loop (issue 22: PostgreSQL's writer thread,
+"""Group commit with a store that writes off the loop (PostgreSQL's writer thread,
 crisp/server/rooms/batch.py): one batch is in flight while the loop goes on. Rooms keep applying
 their changes, which wait for the next batch, and nothing of them goes out before it is stored. A
 room changed again while its batch is in flight is written in the next one, after it. A failed

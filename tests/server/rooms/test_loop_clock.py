@@ -1,4 +1,4 @@
-"""LoopClock (issue 22): the loop is looked up once, not on every ``now()`` (Python 3.11's
+"""LoopClock: the loop is looked up once, not on every ``now()`` (Python 3.11's
 ``get_running_loop()`` makes a ``getpid`` system call each time: 4.8 % of a saturated server)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from crisp.server.clock import LoopClock
 
 
 def test_loop_clock_looks_the_loop_up_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 22: a thousand ``now()`` and a timer cost one ``get_running_loop()``, and ``now()``
+    """A thousand ``now()`` and a timer cost one ``get_running_loop()``, and ``now()``
     is the loop's own time."""
     lookups: list[int] = []
     real = asyncio.get_running_loop
@@ -43,7 +43,7 @@ def test_loop_clock_looks_the_loop_up_once(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_loop_clock_follows_a_new_loop_once_the_old_one_is_closed() -> None:
-    """Issue 22: the cached loop is dropped when it is closed (a test's next loop, a restarted
+    """The cached loop is dropped when it is closed (a test's next loop, a restarted
     server), so the clock never reads a dead loop's time nor schedules on it."""
     clock = LoopClock()
     seen: list[asyncio.AbstractEventLoop] = []

@@ -1,4 +1,4 @@
-"""Issue 14, the server's side of the commit–reveal shuffle, in-process (tests/support/roomkit.py):
+"""The server's side of the commit–reveal shuffle, in-process (tests/support/roomkit.py):
 the
 commitment is in the ``room`` message before anyone can start; each phone's ``client_seed`` is
 fixed at the start, in seat order, and published in ``game``; the server seed is in no message,

@@ -1,4 +1,4 @@
-"""Issue 22, "probes that cost less" (crisp/server/rooms/latency.py): a connection whose round
+"""Probes that cost less (crisp/server/rooms/latency.py): a connection whose round
 trip is settled (3 in a row near their median, ``rtt_settle_samples``) is probed every
 ``probe_settled_every_s`` give or take a quarter, not every ``probe_every_s``; an answer that
 strays brings fast probes back until 3 in a row agree again, and 3 that agree with each other

@@ -1,6 +1,6 @@
 """Bots in rooms, through the real app in-process (``simserver``: the WebSocket endpoint, the hub
 and SQLite on a virtual clock): a bot added in the lobby plays a whole game, and a bot stands in
-for an absent player, who takes the seat back on return (issue 5, point 3)."""
+for an absent player, who takes the seat back on return."""
 
 from __future__ import annotations
 

@@ -166,7 +166,7 @@ def test_whole_game_through_the_lobby(tmp_path: Path) -> None:
         assert host["seat"] == 0
         ben = await srv.join(code, "Ben")
         typed = f" {code[:2].lower()} {code[2:].lower()} "  # as someone would type it
-        # Another spelling is redirected (308) to the canonical path (issue 21, finding 5).
+        # Another spelling is redirected (308) to the canonical path.
         status, _ = await srv.request("POST", f"/api/rooms/{quote(typed)}/join", {"name": "C"})
         assert status == 308
         chloe = await srv.join(code, "Chloé")

@@ -1,4 +1,4 @@
-"""PostgreSQL's writer thread (issue 22, crisp/server/store/postgres.py, setting
+"""PostgreSQL's writer thread (crisp/server/store/postgres.py, setting
 ``pg_writer_thread``): group commit's transaction is sent from a thread on its own connection, so
 a commit in flight no longer stops the event loop. A real PostgreSQL (tests/support/pgserver.py);
 another connection holds the room's row locked, so the write waits in the database until the

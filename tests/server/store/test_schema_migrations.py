@@ -1,4 +1,4 @@
-"""Issue 21, finding 10 (no schema version or upgrade path): a database records its schema
+"""Schema versions and the upgrade path: a database records its schema
 version, ordered migrations bring an older one up at start (idempotent, one transaction), a
 database newer than this release is refused, and a database made by commit 60d8d72
 (tests/fixtures/v60d8d72, made by that commit's own code) is opened, migrated and its rooms, a
@@ -84,7 +84,7 @@ async def play_on(kit: Kit, hub: Hub, tmp_path: Path) -> None:
 
 
 def test_a_60d8d72_sqlite_database_is_migrated_and_its_rooms_play_on(tmp_path: Path) -> None:
-    """finding 10: the old file (user_version 0) opens at this release's version; its three
+    """The old file (user_version 0) opens at this release's version; its three
     rooms load and play to their ends; opened again, nothing more is migrated."""
     data = old_data_dir(tmp_path)
     assert user_version(data / "crisp.sqlite3") == 0
@@ -106,7 +106,7 @@ def test_a_60d8d72_sqlite_database_is_migrated_and_its_rooms_play_on(tmp_path: P
 def test_migrations_are_idempotent_and_a_new_database_starts_at_this_version(
     tmp_path: Path,
 ) -> None:
-    """finding 10: a new file is made at ``SCHEMA_VERSION``; opening it again migrates nothing."""
+    """A new file is made at ``SCHEMA_VERSION``; opening it again migrates nothing."""
     first = Store(tmp_path / "crisp.sqlite3")
     assert first.schema_found == 0
     first.write("ABC", {"x": 1}, [(0, {"e": "one"})], 1.0, 1)
@@ -119,7 +119,7 @@ def test_migrations_are_idempotent_and_a_new_database_starts_at_this_version(
 
 
 def test_a_database_newer_than_this_release_is_refused_and_left_unchanged(tmp_path: Path) -> None:
-    """finding 10: a database of a newer Crisp (a higher version) is refused in one line; its
+    """A database of a newer Crisp (a higher version) is refused in one line; its
     version and its rows are as they were."""
     path = tmp_path / "crisp.sqlite3"
     Store(path).close()
@@ -165,7 +165,7 @@ def pg_version(url: str) -> list[int]:
 def test_a_60d8d72_postgres_database_is_migrated_and_its_rooms_play_on(
     tmp_path: Path, pg_server: Any
 ) -> None:
-    """finding 10, PostgreSQL: the old DDL's tables gain ``crisp_schema`` at this version (one
+    """PostgreSQL: the old DDL's tables gain ``crisp_schema`` at this version (one
     row, however many nodes start); the rooms are claimed and play on to their ends."""
     from crisp.server.store.postgres import PgStore
 
@@ -190,7 +190,7 @@ def test_a_60d8d72_postgres_database_is_migrated_and_its_rooms_play_on(
 
 
 def test_a_postgres_database_newer_than_this_release_is_refused(pg_server: Any) -> None:
-    """finding 10, PostgreSQL: a higher ``crisp_schema`` version is refused, nothing changed."""
+    """PostgreSQL: a higher ``crisp_schema`` version is refused, nothing changed."""
     import psycopg
 
     from crisp.server.store.postgres import PgStore

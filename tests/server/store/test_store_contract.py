@@ -209,7 +209,7 @@ def test_rooms_no_node_holds_expire(pg_url: str) -> None:
     keeper.close()
 
 
-# -- group commit: several rooms in one transaction (issue 22, rooms/batch.py) --------------------
+# -- group commit: several rooms in one transaction (rooms/batch.py) --------------------
 
 
 def test_write_many_stores_several_rooms_in_one_transaction(opener: Opener) -> None:

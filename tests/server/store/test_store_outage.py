@@ -1,5 +1,5 @@
-"""Finding 9 (issue 21): with PostgreSQL stopped, ``/healthz`` stayed 200, creating a room
-answered a bare 500 and the log had 53 tracebacks in 15 s. Now creating a room answers a typed
+"""A store outage, handled: with PostgreSQL stopped, ``/healthz`` once stayed 200, creating a
+room answered a bare 500 and the log had 53 tracebacks in 15 s. Now creating a room answers a typed
 503 ``unavailable``, ``/readyz`` is 503 while ``/healthz`` stays 200 (liveness), the log has one
 line when the outage starts and one when it ends, and the server recovers by itself."""
 

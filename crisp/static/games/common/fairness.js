@@ -1,7 +1,7 @@
 // What the games' "Verify the shuffle" modules share (docs/fairness.md, hmac-sha256/1): SHA-256
 // and HMAC (WebCrypto, or a small SHA-256 where the page is not a secure context), the game key,
 // the streams and below(n), the Fisher–Yates shuffle of a sorted deck on a stream, the check of a
-// record against what this phone kept before the deal (issue 20, finding 11), and the wrapper that
+// record against what this phone kept before the deal, and the wrapper that
 // turns a record that cannot be checked into {ok: false, message: "cannot verify: …"}.
 // Each game's fairness.js (games/crisp/, games/crisps/) reads its own record and labels.
 
@@ -185,7 +185,7 @@ export async function shuffled(hmac, label, sorted) {
 // A label and a round number as 4 bytes big-endian ("deck" + r, "crisps-deck" + r).
 export const roundLabel = (label, round) => concat(enc.encode(label), be32(round));
 
-// -- against what this phone saw (issue 20, finding 11) ------------------------------------------
+// -- against what this phone saw ----------------------------------------------------------------
 
 // The phone's sentences in English; a game may give its own words (`say(key, vars)`, its
 // language's), falling back to these.

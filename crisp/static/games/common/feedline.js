@@ -1,4 +1,4 @@
-// A line of the move feed, kept as the event and told at display time (issue 20, finding 5): a
+// A line of the move feed, kept as the event and told at display time: a
 // language switch re-tells every line in the new language, and card faces show as small card
 // icons. `tell(icon)` makes the sentence in the current language, naming a card by
 // `icon(face, red)`; it is called again at each display, from values captured when the event

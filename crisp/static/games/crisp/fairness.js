@@ -100,7 +100,7 @@ async function compare(fair, crypto) {
 // (null: the built-in SHA-256), for tests.
 //
 // `options.phone` ({seen, seat}: what this phone kept before the deal, fairseed.js's `phoneSaw`,
-// and its seat) adds the check that matters to a player (issue 20): the record's commitment is
+// and its seat) adds the check that matters to a player: the record's commitment is
 // one this phone saw in the lobby, and its client seed is the one this phone sent, at its seat.
 // Then the message is "verified: matches what this phone saw before the deal", or says what
 // differs (ok false).

@@ -225,7 +225,7 @@ export function applyEvent(m, msg, me) {
       m.revealedAt = performance.now();
       m.history.push({ round: r.number, scores: msg.scores, totals: msg.totals });
       break;
-    case "round_story": // issue 20: the round just revealed, face up (replay.js)
+    case "round_story": // the round just revealed, face up (replay.js)
       m.story = msg;
       break;
     case "game_over":

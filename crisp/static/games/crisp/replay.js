@@ -1,4 +1,4 @@
-// "Replay the round" (issue 20, R-SEE-STORY): after a round's reveal the server sends its story
+// "Replay the round" (R-SEE-STORY): after a round's reveal the server sends its story
 // (`round_story`: the hands as dealt, the round's public moves, every draw with its face;
 // docs/protocol.md), and this plays the round's turns again, face up, in a panel over the table.
 // Loaded lazily (the first tap), so it costs nothing on the first load. The panel lives outside

@@ -11,7 +11,7 @@ export function value(code) {
   return "TJQK".includes(rank) ? 10 : Number(rank);
 }
 
-// A round's score with its sign: "+12", "−5" (U+2212), "0"; never "+-5" (issue 20, finding 9).
+// A round's score with its sign: "+12", "−5" (U+2212), "0"; never "+-5".
 export function signed(n) {
   if (n > 0) return `+${n}`;
   return n < 0 ? `−${-n}` : "0";
@@ -75,7 +75,7 @@ function confetti() {
 
 // The body under the shell's results frame; `scoresOnly`: the in-game Scores menu.
 // The game's winners, told to you in the second person when you are one of them: "You win!",
-// "You and Zoé win!", "Zoé and Léo win!" (issue 20, finding 7).
+// "You and Zoé win!", "Zoé and Léo win!": the own phone says "You".
 function winnerLine(g, names, seat) {
   const mine = seat != null && g.winners.includes(seat);
   const others = g.winners.filter((s) => s !== seat || seat == null).map((s) => nameOf(g, s));

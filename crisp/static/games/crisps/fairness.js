@@ -11,7 +11,7 @@
 //   round r's deck: Fisher–Yates of the sorted 40 cards 1111…9999XXXX on "crisps-deck" + r
 //   (4 bytes big-endian), i from 39 down to 1, j = below(i + 1); position 0 the top.
 // With `options.phone` the record is also checked against what this phone kept before the deal
-// (issue 20, finding 11); those sentences are in the phone's language (the cs.verify.* strings).
+// too; those sentences are in the phone's language (the cs.verify.* strings).
 
 import { t } from "../../i18n.js";
 import {
