@@ -391,7 +391,7 @@ def test_health_checks_are_left_out_of_the_access_log() -> None:
 # -- one line and exit 2 for every bad input; a version ------------------------------------------
 
 
-def test_finding_8_serve_on_a_port_in_use_names_the_port(tmp_path: Path) -> None:
+def test_serve_on_a_port_in_use_names_the_port(tmp_path: Path) -> None:
     """A port in use is one line and exit 2, not uvicorn's ERROR line and its shutdown lines."""
     import socket
 
@@ -414,14 +414,14 @@ def test_finding_8_serve_on_a_port_in_use_names_the_port(tmp_path: Path) -> None
         ("192.0.2.1", "crisp serve: --host 192.0.2.1 (CRISP_HOST) is not an address of this"),
     ],
 )
-def test_finding_8_serve_with_a_bad_host(tmp_path: Path, host: str, said: str) -> None:
+def test_serve_with_a_bad_host_names_it_in_one_line(tmp_path: Path, host: str, said: str) -> None:
     """A host that does not resolve, or is not this machine's (192.0.2.1 is
     TEST-NET-1): one line naming it, exit 2."""
     done = serve("--host", host, "--data-dir", str(tmp_path))  # the last --host wins
     assert one_line(done).startswith(said)
 
 
-def test_finding_8_serve_on_port_80_unprivileged(tmp_path: Path) -> None:
+def test_serve_on_port_80_unprivileged_says_why_in_one_line(tmp_path: Path) -> None:
     """Port 80 for a user without the privilege (as root, the child runs as
     ``nobody`` through setpriv): one line saying why and what to do, exit 2."""
     unprivileged_from = Path("/proc/sys/net/ipv4/ip_unprivileged_port_start")
@@ -459,14 +459,12 @@ def test_finding_8_serve_on_port_80_unprivileged(tmp_path: Path) -> None:
         ({"CRISP_LOG_LEVEL": "loud"}, "crisp serve: CRISP_LOG_LEVEL: Input should be 'critical'"),
     ],
 )
-def test_finding_8_a_bad_setting_names_its_variable(
-    tmp_path: Path, env: dict[str, str], said: str
-) -> None:
+def test_a_bad_setting_names_its_variable(tmp_path: Path, env: dict[str, str], said: str) -> None:
     """A bad setting is one line and exit 2, never a traceback (ValueError, SettingsError)."""
     assert one_line(serve("--data-dir", str(tmp_path), env=env)).startswith(said)
 
 
-def test_finding_10_crisp_version() -> None:
+def test_crisp_version_prints_the_package_version() -> None:
     """``crisp --version`` prints the package's version."""
     from importlib.metadata import version
 
@@ -479,7 +477,7 @@ def test_finding_10_crisp_version() -> None:
     assert f'version = "{version(DISTRIBUTION)}"' in pyproject
 
 
-def test_finding_10_healthz_says_the_version(tmp_path: Path) -> None:
+def test_healthz_says_the_version(tmp_path: Path) -> None:
     """``GET /healthz`` has ``version`` beside its other fields."""
     from importlib.metadata import version
 

@@ -5,7 +5,9 @@ A comment, docstring or document names no issue, stop, session, sitting or findi
 and a reader of the code cannot look such a number up. The checked text is every comment and
 docstring of the Python files, and the whole text of the other source files (JavaScript, CSS,
 HTML, shell, templates), under crisp/, tests/, tools/ and scripts/, plus docs/*.md. CHANGELOG.md
-is history and is not checked; nor are vendored code (tests/vendor) and data files.
+is history and is not checked; nor are vendored code (tests/vendor) and data files. A test's
+name says the behaviour it checks, so no test function is named after a finding or an issue
+either (``test_finding_8_*``, ``*_issue21_finding3``, ``test_f12_*``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,13 @@ HISTORY = re.compile(
     r"|^\W*(?:items?|points?)\s+\d+\b"
     r"|\bf\.\s*\d+\b",
     re.IGNORECASE | re.MULTILINE,
+)
+
+
+# test_finding_8_…, test_finding6_…, …_issue21_findings1_2, test_f12_…, …_stop31_…
+HISTORY_IN_A_NAME = re.compile(
+    r"(?:^|_)(?:issues?|stops?|sessions?|sittings?|findings?|items?|points?|f)_?\d+(?:_|$)",
+    re.IGNORECASE,
 )
 
 
@@ -96,6 +105,25 @@ def checked_files() -> list[Path]:
     return files
 
 
+def history_test_names(source: str) -> Iterator[tuple[int, str]]:
+    """(line, name) of each test function of a Python module whose name carries a history number."""
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        if node.name.startswith("test_") and HISTORY_IN_A_NAME.search(node.name):
+            yield node.lineno, node.name
+
+
+def misnamed_tests(files: list[Path]) -> list[str]:
+    found = []
+    for path in files:
+        if path.suffix == ".py":
+            source = path.read_text(encoding="utf-8")
+            for line, name in history_test_names(source):
+                found.append(f"{path.relative_to(ROOT)}:{line}: {name}")
+    return found
+
+
 def offenders(files: list[Path]) -> list[str]:
     found = []
     for path in files:
@@ -155,3 +183,60 @@ def test_no_comment_docstring_or_doc_names_an_issue_or_session_number() -> None:
     number in the code's prose or in docs/*.md (CHANGELOG.md is history and exempt)."""
     found = offenders(checked_files())
     assert not found, "history numbers in prose:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "test_finding_8_serve_on_a_port_in_use_names_the_port",
+        "test_finding6_new_data_dir_is_0700",
+        "test_every_route_naming_a_code_has_the_code_limit_issue21_finding3",
+        "test_compose_files_trust_exactly_their_proxy_issue21_findings1_2",
+        "test_f12_stale_is_defined_for_every_game",
+        "test_probes_stop31_cost_less",
+        "test_issue_20_item_10_axe",
+    ],
+)
+def test_a_history_number_in_a_test_name_is_found(name: str) -> None:
+    """Each way a test was named after a finding or an issue is caught."""
+    assert HISTORY_IN_A_NAME.search(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "test_a_500_mb_list_is_refused_unread",
+        "test_new_data_dir_is_0700_and_database_files_0600",
+        "test_serve_on_port_80_unprivileged_says_why_in_one_line",
+        "test_a_68_mb_record_is_refused_in_bounded_memory",
+        "test_a_stop_button_pauses_the_clock",
+        "test_a_crisps_room_serves_a_crisps_record",
+        "test_utf8_names_are_kept",
+    ],
+)
+def test_a_test_name_without_a_history_number_passes(name: str) -> None:
+    """Numbers that are part of the behaviour (500 MB, 0700, port 80) are not history."""
+    assert not HISTORY_IN_A_NAME.search(name)
+
+
+def test_a_planted_history_test_name_is_reported(tmp_path: Path) -> None:
+    """The walk reports a planted test named after a finding, not a helper or a well-named test."""
+    planted = tmp_path / "test_planted.py"
+    planted.write_text(
+        "def finding_8_helper() -> None: ...\n\n\n"
+        "def test_finding_8_a_port_in_use() -> None: ...\n\n\n"
+        "async def test_stale_is_defined_issue21_finding5() -> None: ...\n\n\n"
+        "def test_a_port_in_use_names_the_port() -> None: ...\n"
+    )
+    found = list(history_test_names(planted.read_text()))
+    assert found == [
+        (4, "test_finding_8_a_port_in_use"),
+        (7, "test_stale_is_defined_issue21_finding5"),
+    ]
+
+
+def test_no_test_is_named_after_an_issue_or_a_finding() -> None:
+    """A test's name says the behaviour it checks: no issue, finding, stop or session number
+    (``test_finding_8_*``, ``*_issue21_finding3``, ``test_f12_*``)."""
+    found = misnamed_tests(checked_files())
+    assert not found, "test names with history numbers:\n" + "\n".join(found)

@@ -79,7 +79,7 @@ async def play_to_the_end(room: Room, phones: list[FakePhone], seed: int) -> Non
     raise AssertionError("the game did not end")
 
 
-def test_f12_room_summary_has_exactly_the_documented_fields(tmp_path: Path) -> None:
+def test_room_summary_has_exactly_the_documented_fields(tmp_path: Path) -> None:
     """``GET /api/rooms/{code}`` answers `commitment` and `game_type` besides the six
     fields the document listed "only": the document lists all eight, and the answer has exactly
     them, each with the value of the `room` message."""
@@ -104,7 +104,7 @@ def test_f12_room_summary_has_exactly_the_documented_fields(tmp_path: Path) -> N
     sim_run(main)
 
 
-def test_f12_healthz_has_exactly_the_documented_fields(tmp_path: Path) -> None:
+def test_healthz_has_exactly_the_documented_fields(tmp_path: Path) -> None:
     """``GET /healthz`` has `node` (and `version`): the document gives every field,
     `node` null for a server on its own SQLite file."""
     para = documented("/healthz")
@@ -122,7 +122,7 @@ def test_f12_healthz_has_exactly_the_documented_fields(tmp_path: Path) -> None:
     sim_run(main)
 
 
-def test_f12_cs_notation_a_malformed_cards_or_take_string_is_illegal(tmp_path: Path) -> None:
+def test_cs_notation_a_malformed_cards_or_take_string_is_illegal(tmp_path: Path) -> None:
     """CS-NOTATION (docs/rules-crisps.md §10: "not well formed" is the first check):
     a `cards` string that is empty or holds another character, and a `take` that is neither
     `faceup` nor `blind`, are refused `illegal` with rule CS-NOTATION, from the due seat and
@@ -152,7 +152,7 @@ def test_f12_cs_notation_a_malformed_cards_or_take_string_is_illegal(tmp_path: P
     asyncio.run(main())
 
 
-def test_f12_grace_in_a_crisps_room_is_bad_phase_as_documented(tmp_path: Path) -> None:
+def test_grace_in_a_crisps_room_is_bad_phase_as_documented(tmp_path: Path) -> None:
     """`grace` in a Crisps! room is `bad_phase` for a disconnected seat and for a
     seat that does not exist alike (the game has no grace); the document's `grace` gives that
     order and its Crisps! section says so (it read as if `not_found` came first)."""
@@ -179,7 +179,7 @@ def test_f12_grace_in_a_crisps_room_is_bad_phase_as_documented(tmp_path: Path) -
     assert "Crisps!" in refused
 
 
-def test_f12_a_crisps_room_serves_a_crisps_record_and_the_document_says_so(
+def test_a_crisps_room_serves_a_crisps_record_and_the_document_says_so(
     tmp_path: Path,
 ) -> None:
     """The HTTP section named `crisp-record/1` only; a Crisps! room's record is a
@@ -205,7 +205,7 @@ def test_f12_a_crisps_room_serves_a_crisps_record_and_the_document_says_so(
     assert "`crisp-record/1`" in para and "`crisps-record/1`" in para
 
 
-def test_f12_every_crisps_game_message_carries_t(tmp_path: Path) -> None:
+def test_every_crisps_game_message_carries_t(tmp_path: Path) -> None:
     """The document's "Time and countdowns": every game message of a Crisps! room has `t`, the game
     time it was made at (never decreasing along a phone's stream); a fresh `turn`'s deadline is
     its `t` plus the timer (CS-TIMER), and a timeout's messages carry the deadline's time."""
@@ -237,7 +237,7 @@ def test_f12_every_crisps_game_message_carries_t(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
-def test_f12_stale_is_defined_for_every_game() -> None:
+def test_stale_is_defined_for_every_game() -> None:
     """`stale` (the seat's floor) was defined in Crisp's terms only (`turn` giving a
     draw); the definition names what makes a seat's move stale in a Crisps! room too."""
     versions = PROTOCOL[PROTOCOL.index('<a id="versions"></a>') :].split("\n### ")[1]

@@ -86,7 +86,7 @@ HOSTILE: list[tuple[str, str, str]] = [
 
 
 @pytest.mark.parametrize(("name", "text", "says"), HOSTILE, ids=[h[0] for h in HOSTILE])
-def test_finding_7_a_hostile_record_is_one_line_and_exit_2(
+def test_a_hostile_record_is_one_line_and_exit_2(
     tmp_path: Path, name: str, text: str, says: str
 ) -> None:
     """Replay (each mode) and verify answer in one line, exit 2."""
@@ -99,14 +99,14 @@ def test_finding_7_a_hostile_record_is_one_line_and_exit_2(
     assert line.startswith("crisp verify: cannot verify: ") and says in line, line
 
 
-def test_finding_7_dev_zero_and_a_directory_are_not_record_files(tmp_path: Path) -> None:
+def test_dev_zero_and_a_directory_are_not_record_files(tmp_path: Path) -> None:
     """``/dev/zero`` is refused unread, not read for ever."""
     for path in ("/dev/zero", str(tmp_path)):
         for command in (("replay", path), ("replay", path, "--seat", "0"), ("verify", path)):
             assert "not a regular file" in one_line_2(crisp(*command))
 
 
-def test_finding_7_a_500_mb_list_is_refused_unread(tmp_path: Path) -> None:
+def test_a_500_mb_list_is_refused_unread(tmp_path: Path) -> None:
     """A file over RECORD_BYTES_MAX (here 500 MB, sparse) is refused from
     its size: it is never read, let alone parsed."""
     path = tmp_path / "huge.json"
@@ -149,7 +149,7 @@ def _peak_mb(path: Path) -> tuple[int, float]:
     return int(code), int(peak_kb) / 1024
 
 
-def test_finding_7_a_68_mb_record_is_refused_in_bounded_memory(tmp_path: Path) -> None:
+def test_a_68_mb_record_is_refused_in_bounded_memory(tmp_path: Path) -> None:
     """Memory is bounded: replaying a 68 MB record once peaked at 555 MB (1,106 MB for this one);
     it is now refused from its size, at the interpreter's own footprint (about 36 MB)."""
     path = tmp_path / "long.json"
@@ -188,7 +188,7 @@ def test_the_reader_refuses_infinity_and_a_growing_file(tmp_path: Path) -> None:
     assert read_record_file(path) == "[" * 26
 
 
-def test_finding_11_simulate_records_of_several_games_replay(tmp_path: Path) -> None:
+def test_simulate_records_of_several_games_replay(tmp_path: Path) -> None:
     """``crisp simulate --records F`` with several games once wrote a list that
     ``crisp replay F`` refused ("a record is a JSON object"); it now prints one result a line,
     each the replay of that record alone (both games)."""

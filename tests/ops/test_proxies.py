@@ -75,7 +75,7 @@ def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[ServerPro
 
 @pytest.mark.skipif(caddy_bin() is None, reason="Caddy is not installed (apt-get install caddy)")
 @pytest.mark.parametrize("server", ["caddy"], indirect=True)
-def test_behind_caddy_one_clients_misses_never_refuse_another_issue21_finding1(
+def test_behind_caddy_one_clients_misses_never_refuse_another(
     server: ServerProcess,
 ) -> None:
     with Caddy(server.port) as caddy:
@@ -84,7 +84,7 @@ def test_behind_caddy_one_clients_misses_never_refuse_another_issue21_finding1(
 
 @pytest.mark.skipif(haproxy_bin() is None, reason="HAProxy is not installed")
 @pytest.mark.parametrize("server", ["haproxy"], indirect=True)
-def test_behind_haproxy_a_forged_forwarded_for_gains_nothing_issue21_finding2(
+def test_behind_haproxy_a_forged_forwarded_for_gains_nothing(
     server: ServerProcess,
 ) -> None:
     proxy = HAProxy([server.port]).start(up=1)
@@ -109,9 +109,7 @@ def _spellings(code: str) -> list[str]:
 
 
 @pytest.mark.skipif(haproxy_bin() is None, reason="HAProxy is not installed")
-def test_other_spellings_of_a_code_never_move_its_room_issue21_finding5(
-    pg_server: Any, tmp_path: Path
-) -> None:
+def test_other_spellings_of_a_code_never_move_its_room(pg_server: Any, tmp_path: Path) -> None:
     """Two nodes behind the shipped HAProxy configuration: seven GETs spelling a room's code
     otherwise are each answered 308 to the canonical path, by the node that owns the room (HAProxy
     hashes the decoded code), and the room stays where it is (before: 7 such GETs moved a room 8

@@ -88,7 +88,7 @@ def _calls(dependant: Any) -> list[Any]:
 # -- every route naming a code is limited ----------------------------------------------------------
 
 
-def test_every_route_naming_a_code_has_the_code_limit_issue21_finding3(tmp_path: Path) -> None:
+def test_every_route_naming_a_code_has_the_code_limit(tmp_path: Path) -> None:
     """Walks ``app.routes``: each route whose path has ``{code}`` depends on a ``CodeLimit``.
     The one exemption is ``/admin/``: the operator's routes (list and close rooms) are served to
     the loopback only and need the admin token, so no anonymous client reaches them, and an
@@ -118,7 +118,7 @@ def test_every_route_naming_a_code_has_the_code_limit_issue21_finding3(tmp_path:
     }
 
 
-def test_tv_page_guesses_are_refused_after_the_miss_budget_issue21_finding3(
+def test_tv_page_guesses_are_refused_after_the_miss_budget(
     tmp_path: Path,
 ) -> None:
     """1,000 guesses on /r/CODE/tv from one address: 10 answered (the miss budget, plus one a
@@ -171,7 +171,7 @@ def test_ipv6_clients_are_counted_by_their_slash_64(tmp_path: Path) -> None:
         (f"/api/rooms/{CODE}/record", f"/api/rooms/%41{CODE[1:]}/record".encode()),
     ],
 )
-def test_a_code_spelled_otherwise_is_redirected_before_any_claim_issue21_finding5(
+def test_a_code_spelled_otherwise_is_redirected_before_any_claim(
     tmp_path: Path, path: str, raw: bytes | None
 ) -> None:
     """308 to the canonical path, and the room was not claimed (``hub.find`` never called): a
@@ -200,7 +200,7 @@ def test_a_join_spelled_otherwise_is_redirected_with_its_method(tmp_path: Path) 
 # -- the client's address behind a proxy ----------------------------------------------------------
 
 
-def test_rightmost_untrusted_forwarded_entry_is_the_client_issue21_finding2() -> None:
+def test_rightmost_untrusted_forwarded_entry_is_the_client() -> None:
     trusted = Trusted(["10.0.0.2", "172.30.24.0/24"])
     # Not a trusted peer: its headers are ignored.
     assert trusted.client("198.51.100.7", ["203.0.113.1"]) == "198.51.100.7"
@@ -260,7 +260,7 @@ def test_the_middleware_sets_the_client_and_the_scheme_from_a_trusted_proxy_only
     assert [s["scheme"] for s in seen] == ["https", "wss", "http"]
 
 
-def test_compose_files_trust_exactly_their_proxy_issue21_findings1_2() -> None:
+def test_compose_files_trust_exactly_their_proxy() -> None:
     """compose.yaml: Crisp trusts Caddy's fixed address alone; compose.cluster.yaml: the nodes
     (one environment, shared by anchor) trust HAProxy's alone, never '*'; each address is in its
     network's fixed subnet. (Read as text: the cluster file's anchors are outside the YAML subset

@@ -43,7 +43,7 @@ async def reconnect(server: ServerProcess, code: str, token: str, cookie: str | 
         return False
 
 
-def test_a_seated_players_reconnections_pass_when_the_totals_are_spent_issue21_finding4(
+def test_a_seated_players_reconnections_pass_when_the_totals_are_spent(
     tmp_path: Path,
 ) -> None:
     with ServerProcess(tmp_path, env={**NO_EXEMPT, **SMALL_TOTALS}) as server:

@@ -31,7 +31,7 @@ def umask(request: pytest.FixtureRequest) -> Iterator[int]:
         os.umask(old)
 
 
-def test_finding6_new_data_dir_is_0700_and_database_files_0600(tmp_path: Path, umask: int) -> None:
+def test_new_data_dir_is_0700_and_database_files_0600(tmp_path: Path, umask: int) -> None:
     data = tmp_path / "deep" / "crisp-data"
     check_data_dir(data)
     assert mode(data) == 0o700
@@ -49,7 +49,7 @@ def test_finding6_new_data_dir_is_0700_and_database_files_0600(tmp_path: Path, u
         store.close()
 
 
-def test_finding6_existing_database_files_are_made_0600(tmp_path: Path) -> None:
+def test_existing_database_files_are_made_0600(tmp_path: Path) -> None:
     """A database left 0644 by an older version is made private when it is opened."""
     path = tmp_path / "crisp.sqlite3"
     Store(path).close()
@@ -58,7 +58,7 @@ def test_finding6_existing_database_files_are_made_0600(tmp_path: Path) -> None:
     assert mode(path) == 0o600
 
 
-def test_finding6_world_readable_data_dir_is_refused_with_the_fix(tmp_path: Path) -> None:
+def test_world_readable_data_dir_is_refused_with_the_fix(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
     os.chmod(data, 0o755)
@@ -72,7 +72,7 @@ def test_finding6_world_readable_data_dir_is_refused_with_the_fix(tmp_path: Path
     check_data_dir(data)
 
 
-def test_finding6_crisp_serve_refuses_a_world_readable_data_dir_in_one_line(tmp_path: Path) -> None:
+def test_crisp_serve_refuses_a_world_readable_data_dir_in_one_line(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
     os.chmod(data, 0o755)
@@ -95,7 +95,7 @@ def test_finding6_crisp_serve_refuses_a_world_readable_data_dir_in_one_line(tmp_
     assert not (data / "crisp.sqlite3").exists()
 
 
-def test_finding6_a_data_dir_an_older_server_left_world_readable_is_made_private(
+def test_a_data_dir_an_older_server_left_world_readable_is_made_private(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Upgrading: a data directory that already holds this server's database (an older version

@@ -43,7 +43,7 @@ def own_pg() -> Any:
     server.stop()
 
 
-def test_finding9_store_outage_is_a_typed_503_logged_once_and_recovers(
+def test_store_outage_is_a_typed_503_logged_once_and_recovers(
     own_pg: PgServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     url = own_pg.new_database()
