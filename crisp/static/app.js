@@ -387,3 +387,12 @@ window.addEventListener("popstate", () => {
 
 await setLanguage(pickLanguage());
 route();
+
+// The service worker (sw.js, served at /sw.js): the shell kept for an instant reload, and for a
+// reload without a network. Registered once the page has loaded, so that it never slows a first
+// load.
+function registerWorker() {
+  navigator.serviceWorker?.register("/sw.js").catch((err) => console.info("no service worker:", err.message));
+}
+if (document.readyState === "complete") registerWorker();
+else window.addEventListener("load", registerWorker, { once: true });

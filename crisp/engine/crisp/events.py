@@ -400,7 +400,7 @@ class RevealEvent(Event):
 
 @dataclass(frozen=True, slots=True)
 class RoundStoryEvent(Event):
-    """The round told again (issue 20, R-SEE-STORY): once its ``reveal`` is out the round is over
+    """The round told again (R-SEE-STORY): once its ``reveal`` is out the round is over
     and every face of it may be shown, so the phone can play its turns again face up. Sent to
     everyone right after the ``reveal`` (before any ``game_over``); made by
     ``crisp.engine.crisp.story``. It holds only the finished round's faces: its hands as dealt, the

@@ -1,4 +1,4 @@
-"""The round told again after its reveal (issue 20, R-SEE-STORY).
+"""The round told again after its reveal (R-SEE-STORY).
 
 Once a round's ``reveal`` is out, the round is over and every face of it may be shown: its hands
 as dealt, every card drawn in it (the drawer alone saw it then), every card that was face up on

@@ -3,7 +3,7 @@
 import { t } from "../i18n.js";
 import { html } from "./html.js";
 import { patch } from "./morph.js";
-import { connBanner, langSelect, lobbyScreen, resultsFrame, roomHeader, rulesLink, toasts, tvLink } from "./screens.js";
+import { connBanner, langSelect, lobbyScreen, offlineRoom, resultsFrame, roomHeader, rulesLink, toasts, tvLink } from "./screens.js";
 import { tvLobby } from "./tv.js";
 
 export class Renderer {
@@ -21,7 +21,11 @@ export class Renderer {
   render(c) {
     const m = c.model;
     const game = c.game;
-    if (!m.room || !game) return;
+    if (!m.room || !game) {
+      // no room heard yet (a reload without a network): the room's link, offline, reconnecting
+      if (m.conn === "offline" || m.conn === "lost") patch(this.root, html`${connBanner(m)}${offlineRoom(m)}`);
+      return;
+    }
     const phase = m.room.phase;
     const g = m.game;
     const over = phase === "between" || phase === "over";

@@ -35,17 +35,18 @@ function cardButton(g, ctx, seat, slot, big, mode) {
   const where = mine ? t("card.yours", { slot: t(`slot.${slot}`) })
     : t("card.theirs", { name: nameOf(g, seat), slot: t(`slot.${slot}`) });
   const state = face ? cardName(face.code) : t("card.facedown");
-  const pickable = ((mode === "swap" || mode === "take" || mode === "queen-mine") && mine)
-    || (mode === "queen-theirs" && !mine);
+  const pickable = !ctx.pending && (((mode === "swap" || mode === "take" || mode === "queen-mine") && mine)
+    || (mode === "queen-theirs" && !mine));
+  const sending = mine && ctx.pendingMove?.slot === slot; // the card of the swap on its way
   const q = ctx.ui.queen;
   const chosen = Boolean(q && ((mine && q.slot === slot) || (q.target === seat && q.targetSlot === slot)));
   const lit = g.highlight.some((h) => h.seat === seat && h.slot === slot);
   const klass = cls({ card: true, big, small: !big, up: Boolean(face), down: !face, look: face?.why === "look",
-    reveal: face?.why === "reveal", pickable, chosen, lit });
-  const disabled = ctx.tv || (!pickable && !chosen);
+    reveal: face?.why === "reveal", pickable, chosen, lit, pending: sending });
+  const disabled = ctx.tv || (!pickable && !chosen) || Boolean(ctx.pending);
   return html`<button class="${klass}" data-test="${mine ? "my-card" : "card"}" data-key="c${seat}${slot}"
     data-seat="${seat}" data-slot="${slot}" aria-label="${where}: ${state}${lit ? ` (${t("card.moved")})` : ""}"
-    ${disabled ? html`aria-disabled="true"` : ""}>${face ? faceMarkup(face.code) : ""}</button>`;
+    ${disabled ? html`aria-disabled="true"` : ""}${sending ? html` aria-busy="true"` : ""}>${face ? faceMarkup(face.code) : ""}</button>`;
 }
 
 function seatBox(g, ctx, seat, mode, order) {
@@ -136,7 +137,8 @@ function actionButtons(g, ctx) {
   if (acts.has("queen")) out.push(b("queen", t("act.queen"), "primary"));
   if (acts.has("jack")) out.push(b("jack", t("act.jack"), "primary"));
   if (acts.has("discard")) out.push(b("discard", t("act.discard")));
-  if (acts.has("crisp")) {
+  if (ctx.pending === "crisp") out.unshift(b("crisp", t("act.crispsending"), "crisp")); // until applied or refused
+  else if (acts.has("crisp")) {
     out.unshift(b("crisp", html`${t("act.crisp")} <span class="secs"></span>`, "crisp", html`data-countdown="${g.round.window.until}"`));
   }
   const r = g.round;
@@ -222,7 +224,7 @@ export function tableMarkup(g, ctx) {
       <div class="held">${heldMarkup(g, ctx)}</div>
     </section>
     ${feedBlock(ctx.feed, ctx.feedOpen)}
-    <p class="status" data-test="status">${statusText(g, ctx)}</p>
+    <p class="status" data-test="status">${ctx.pendingNote || statusText(g, ctx)}</p>
     ${countdown(g)}
     </div>
     ${me == null ? "" : html`<div class="dock" data-key="dock"><div class="me-line"><span class="name">${nameOf(g, me)}</span>

@@ -235,7 +235,7 @@ export function tableMarkup(g, ctx) {
     <div class="cs-middle">${supplyMarkup(g)}${trickMarkup(g, ctx)}</div>
     ${showReveal ? revealMarkup(g, { seat: ctx.seat }) : ""}
     ${feedBlock(ctx.feed, ctx.feedOpen)}
-    <p class="status" data-test="status">${me == null && !ctx.tv ? sentences(t("table.spectating"), statusText(g, ctx)) : statusText(g, ctx)}</p>
+    <p class="status" data-test="status">${ctx.pendingNote || (me == null && !ctx.tv ? sentences(t("table.spectating"), statusText(g, ctx)) : statusText(g, ctx))}</p>
     ${countdown(g)}
     </div>
     ${me == null ? "" : html`<div class="dock" data-key="dock"><div class="me-line"><span class="name">${nameOf(g, me)}</span>${pips(g.points[me])}</div>
