@@ -281,6 +281,10 @@ root.addEventListener("click", (event) => {
   c.render();
 });
 
+root.addEventListener("keydown", (event) => {
+  if (controller?.renderer.keys.onKey(event)) event.stopPropagation();
+});
+
 root.addEventListener("change", async (event) => {
   const el = event.target;
   if (el.dataset.setting === "lang") {
@@ -333,6 +337,9 @@ function onAction(c, action, el) {
     case "scores":
       m.shell.scores = !m.shell.scores;
       break;
+    case "skip-moves":
+      c.renderer.keys.toMoves(root.querySelector("#stage"));
+      return;
     case "feed":
       m.shell.feedOpen = !m.shell.feedOpen;
       break;

@@ -74,6 +74,7 @@ export default {
   "conn.offline": "Offline — will reconnect when the network is back.",
   "conn.offlineroom": "Room {code}: its table comes back with the connection.",
   "conn.retry": "Retry now",
+  "table.skipmoves": "Skip to your moves",
   "conn.stalled": "No answer from the server — checking the connection…",
   "pending.sending": "Sending…",
   "pending.slow": "Still sending — the connection is slow…",

@@ -75,6 +75,7 @@ export default {
   "conn.offline": "Hors ligne — reconnexion dès que le réseau revient.",
   "conn.offlineroom": "Salle {code} : sa table revient avec la connexion.",
   "conn.retry": "Réessayer",
+  "table.skipmoves": "Aller à tes coups",
   "conn.stalled": "Pas de réponse du serveur — on vérifie la connexion…",
   "pending.sending": "Envoi…",
   "pending.slow": "Envoi en cours — la connexion est lente…",

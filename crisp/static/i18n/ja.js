@@ -74,6 +74,7 @@ export default {
   "conn.offline": "オフライン — ネットワークが戻ったら再接続します。",
   "conn.offlineroom": "ルーム {code}：接続が戻るとテーブルが表示されます。",
   "conn.retry": "今すぐ再接続",
+  "table.skipmoves": "操作へ移動",
   "conn.stalled": "サーバーから応答がありません — 接続を確認しています…",
   "pending.sending": "送信中…",
   "pending.slow": "送信中です — 接続が遅くなっています…",

@@ -5,6 +5,7 @@ import { html } from "./html.js";
 import { patch } from "./morph.js";
 import { connBanner, langSelect, lobbyScreen, offlineRoom, resultsFrame, roomHeader, rulesLink, toasts, tvLink } from "./screens.js";
 import { tvLobby } from "./tv.js";
+import { Keys } from "./keys.js";
 
 export class Renderer {
   constructor(root, { sound, verify }) {
@@ -12,6 +13,7 @@ export class Renderer {
     this.table = null;
     this.sound = sound; // () -> on?
     this.verify = verify; // () -> the fairness module, or null
+    this.keys = new Keys();
   }
 
   visible() {
@@ -36,7 +38,9 @@ export class Renderer {
         html`${game.results.body(g, { scoresOnly, seat: m.you?.seat })}${this.menuLine(m, scoresOnly)}`,
         { scoresOnly, verify: Boolean(!scoresOnly && this.verify()) })
       : "";
-    patch(this.root, html`${connBanner(m)}<div id="stage" data-keep></div>${results}${toasts(m)}`);
+    const skip = phase === "lobby" || m.tv || m.you.seat == null ? ""
+      : html`<button class="skip" data-action="skip-moves" data-key="skip">${t("table.skipmoves")}</button>`;
+    patch(this.root, html`${skip}${connBanner(m)}<div id="stage" data-keep></div>${results}${toasts(m)}`);
     const stage = this.root.querySelector("#stage");
     if (phase === "lobby" || !g.round) {
       this.unmountTable();
@@ -52,6 +56,7 @@ export class Renderer {
     ctx.header = roomHeader(m, g.round ? t("table.round", { n: g.round.number }) : "", this.sound(),
       m.tv ? tvLobby(m, { aside: true }) : "");
     this.table.update(g, ctx);
+    this.keys.rove(stage);
   }
 
   // The language and the rules under the scores (≡); under a round's or a game's results too,

@@ -229,7 +229,7 @@ export function tableMarkup(g, ctx) {
     </div>
     ${me == null ? "" : html`<div class="dock" data-key="dock"><div class="me-line"><span class="name">${nameOf(g, me)}</span>
       ${r?.caller === me ? html`<span class="tag">${t("table.crisptag")}</span>` : ""}<span class="pts">${g.totals[me] ?? 0}</span></div>
-      <section class="hand" data-test="hand" aria-label="${t("table.you")}">${SLOTS.map((slot) => cardButton(g, ctx, me, slot, true, mode))}</section>
+      <section class="hand" data-test="hand" data-rove data-key="hand" aria-label="${t("table.you")}">${SLOTS.map((slot) => cardButton(g, ctx, me, slot, true, mode))}</section>
       ${ctx.online ? "" : html`<p class="offline-why" id="offline-why" data-test="offline-why">${t("conn.actionsoff")}</p>`}
       <nav class="actions" data-test="actions" aria-label="${t("table.actions")}">${actionButtons(g, ctx)}</nav></div>`}
   </main>`;

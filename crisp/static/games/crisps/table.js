@@ -215,7 +215,7 @@ function handMarkup(g, ctx) {
   const sel = new Set(selection(g));
   const cards = handKeys(g.hand);
   const off = ctx.tv || g.over || g.round?.over;
-  return html`<section class="cs-hand" data-test="hand" role="group" aria-label="${t("cs.yourhand", { n: cards.length })}">
+  return html`<section class="cs-hand" data-test="hand" data-rove data-key="cs-hand" role="group" aria-label="${t("cs.yourhand", { n: cards.length })}">
     ${cards.map(({ rank, key }) => html`<button class="${cls({ "cs-card": true, up: true, chosen: sel.has(key) })}"
       data-test="my-card" data-key="h${key}" data-seat="${ctx.seat}" data-slot="${key}" data-rank="${rank}"
       aria-pressed="${sel.has(key)}" aria-label="${rankWord(rank)}"${off ? html` aria-disabled="true"` : ""}>${faceMarkup(rank)}</button>`)}
