@@ -1,7 +1,7 @@
 """Playable without sight: a whole game of Crisp against a bot, in a real browser, played with the
 keyboard alone and read from the accessibility tree alone (roles and names, no CSS selector),
-counting the key presses. A decision costs few presses: the hand is one tab stop moved through
-with the arrow keys, and a skip link goes straight to the moves."""
+counting the key presses. A decision costs few presses: the hand is one
+tab stop moved through with the arrow keys, and a skip link goes straight to the moves."""
 
 from __future__ import annotations
 
@@ -29,17 +29,14 @@ class KeyPlayer:
     """Reaches a control by the keys a keyboard user has (Tab, the skip link, the arrow keys in
     the hand), then presses Enter; counts every press."""
 
-    def __init__(self, page: Page) -> None:
+    def __init__(self, page: Page, hand: Locator) -> None:
         self.page = page
         self.presses = 0
         self.decisions = 0
-        self.hand = page.get_by_role("region", name="You")
+        self.hand = hand
         self.skip = page.get_by_role("button", name="Skip to your moves")
         self.moves = page.get_by_role("navigation", name="Your moves")
         self.arrows = True
-
-    def focus_name(self) -> str:
-        return str(self.page.evaluate("() => document.activeElement?.getAttribute('aria-label')"))
 
     def press(self, key: str) -> None:
         self.page.keyboard.press(key)
@@ -58,7 +55,9 @@ class KeyPlayer:
         except Exception:
             return False
 
-    def act(self, target: Locator, where: str = "moves", limit: int = 120) -> bool:
+    def act(
+        self, target: Locator, where: str = "moves", decides: bool = True, limit: int = 120
+    ) -> bool:
         """Focus ``target`` (one of the moves, or a card of the hand: ``where``) and press Enter;
         False when it went away first. A card: back from the moves (the hand is the tab stop
         before them), then the arrow keys. A move: the skip link when Tab meets it."""
@@ -67,12 +66,13 @@ class KeyPlayer:
                 return False
             if self.focused(target):
                 self.press("Enter")
-                self.decisions += 1
+                self.decisions += decides  # a card chosen, a selection cleared: part of one
                 return True
             if where == "hand" and self.inside(self.hand) and self.arrows:
-                was = self.focus_name()
+                self.page.evaluate("() => { window.__was = document.activeElement; }")
                 self.press("ArrowRight")
-                self.arrows = self.focus_name() != was  # a hand without arrow keys: Tab
+                # a hand without arrow keys: Tab
+                self.arrows = self.page.evaluate("() => document.activeElement !== window.__was")
             elif where == "hand" and self.inside(self.moves):
                 self.press("Shift+Tab")
             elif where == "moves" and self.focused(self.skip):
@@ -139,7 +139,7 @@ def test_a_whole_game_of_crisp_by_keyboard_alone(server: Any, phones: Any) -> No
     button(page, re.compile(r"^Start")).click()
     expect(page.get_by_role("region", name="You")).to_be_visible()
     code = page.url.rstrip("/").rsplit("/", 1)[1]
-    player = KeyPlayer(page)
+    player = KeyPlayer(page, page.get_by_role("region", name="You"))
     turns = 0
     deadline = time.monotonic() + 420
     while srv.request("GET", f"/api/rooms/{code}")[1]["phase"] != "over":

@@ -1,7 +1,7 @@
 """The app without a network, in a real browser against a real ``crisp serve``: a service worker
 keeps the versioned shell (the page, its modules and styles, never a room, a state, a record or
-the API) from the first load on, a reload is served from it, a reload offline opens the last room saying it is offline and
-will reconnect, and a new client version replaces the cache."""
+the API) from the first load on, a reload is served from it, a reload offline opens the last room
+saying it is offline and will reconnect, and a new client version replaces the cache."""
 
 from __future__ import annotations
 

@@ -10,7 +10,8 @@
 // that owns the model, the connection and the animation queue. Its model is
 //   {code, room, you, conn, clock, v, ui, feed, game: <the game's state>, ...}.
 // `ctx` below is what the shell tells a game about the moment:
-//   {seat, host, room, now() (game time, ahead by the round trip: shell/clock.js), speed, ui, online,
+//   {seat, host, room, now() (game time, ahead by the round trip: shell/clock.js), since() (game
+//   time, unshifted: for what may start), speed, ui, online,
 //   pending (the action on its way), pendingMove (its fields), pendingNote (the status while it is),
 //   tv, feed, feedOpen, header}.
 //

@@ -6,6 +6,8 @@
 // arrives, and a tap takes another to reach the server, so a countdown that reads 0 is the last
 // moment a tap still arrives in time, one one-way delay before the server's own deadline. The
 // margin covers the page's own lateness: what may be done is looked at every 100 ms (app.js).
+// What may start at a game time (a draw's `at`) is judged by ctx.since, this clock unshifted: a
+// tap made then arrives a round trip later, never early.
 export const COUNTDOWN = { marginMs: 150 };
 
 export function newClock(speed = 1) {

@@ -294,6 +294,7 @@ export class Controller {
       host: m.you.host,
       room: m.room,
       now: () => gameNow(m.clock) + ((this.conn.rttMs ?? 0) + COUNTDOWN.marginMs) / 1000 * m.clock.speed,
+      since: () => gameNow(m.clock), // what may start: on the latest message's time, never early
       speed: m.clock.speed,
       ui: m.ui,
       online: this.online,

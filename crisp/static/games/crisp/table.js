@@ -15,7 +15,7 @@ const nameOf = (g, seat) => g.players[seat] ?? `#${seat + 1}`;
 const memberOfSeat = (ctx, seat) => ctx.room?.members.find((x) => x.seat === seat);
 
 export function can(g, ctx) {
-  return choices(g, { seat: ctx.seat, now: ctx.now(), playing: ctx.room?.phase === "playing" });
+  return choices(g, { seat: ctx.seat, now: ctx.now(), since: ctx.since(), playing: ctx.room?.phase === "playing" });
 }
 
 // The face a seat may see in a slot now, and why (null: face down).
