@@ -282,6 +282,10 @@ root.addEventListener("click", (event) => {
   c.render();
 });
 
+root.addEventListener("keydown", (event) => {
+  if (controller?.renderer.keys.onKey(event)) event.stopPropagation();
+});
+
 root.addEventListener("change", async (event) => {
   const el = event.target;
   if (el.dataset.setting === "lang") {
@@ -335,6 +339,9 @@ function onAction(c, action, el) {
       m.shell.scores = !m.shell.scores;
       m.shell.feedOpen = false;
       break;
+    case "skip-moves":
+      c.renderer.keys.toMoves(root.querySelector("#stage"));
+      return;
     case "feed": // ... and the move list closes the ≡ menu
       m.shell.feedOpen = !m.shell.feedOpen;
       m.shell.scores = false;
@@ -390,3 +397,12 @@ window.addEventListener("popstate", () => {
 
 await setLanguage(pickLanguage());
 route();
+
+// The service worker (sw.js, served at /sw.js): the shell kept for an instant reload, and for a
+// reload without a network. Registered once the page has loaded, so that it never slows a first
+// load.
+function registerWorker() {
+  navigator.serviceWorker?.register("/sw.js").catch((err) => console.info("no service worker:", err.message));
+}
+if (document.readyState === "complete") registerWorker();
+else window.addEventListener("load", registerWorker, { once: true });

@@ -1,14 +1,27 @@
 // The WebSocket to a room: hello with the seat token (none: a watcher), automatic reconnection with
-// a growing delay, a heartbeat (a `ping` every 2 s; nothing heard for 5 s means the link is lost),
-// the browser's offline/online events, a "retry now", and a full resync when the page is visible
-// again. Status events: "connecting", "open", "lost" (reconnecting), "offline", "closed-44xx".
+// a growing delay, a heartbeat, the browser's offline/online events, a "retry now", and a full
+// resync when the page is visible again. Status events: "connecting", "open", "stalled" (open, but
+// nothing heard for a while), "lost" (reconnecting), "offline", "closed-44xx".
 // send() returns false when the message could not go out: the caller says so (never queued).
+//
+// The heartbeat (docs/protocol.md, "The phone's link settings"): a `ping` every heartbeatMs, every
+// awaitBeatMs while an answer is awaited (setAwaiting); nothing heard (a pong or any message) for
+// quietMs, or awaitQuietMs while an answer is awaited, is told at once ("stalled"); nothing heard
+// for lostMs drops the socket and connects again. The pongs also measure the round trip: rttMs is
+// the median of the last few.
 
-const HEARTBEAT_MS = 2000;
-const LOST_MS = 5000;
+export const LINK = {
+  heartbeatMs: 1000,
+  awaitBeatMs: 500,
+  quietMs: 3000,
+  awaitQuietMs: 1500,
+  lostMs: 5000,
+  watchMs: 250,
+  rttSamples: 8,
+};
 
 export class Connection extends EventTarget {
-  constructor(code, token = null, { heartbeatMs = HEARTBEAT_MS, lostMs = LOST_MS } = {}) {
+  constructor(code, token = null, settings = {}) {
     super();
     this.code = code;
     this.token = token;
@@ -23,8 +36,10 @@ export class Connection extends EventTarget {
     this.opened = false;
     this.held = []; // events before a listener is attached (an early open), until resume()
     this.holding = true;
-    this.heartbeatMs = heartbeatMs;
-    this.lostMs = lostMs;
+    this.link = { ...LINK, ...settings };
+    this.awaiting = false;
+    this.pings = new Map(); // n -> performance.now() when sent
+    this.rtts = []; // the last round trips measured, in ms
     this.onVisible = () => {
       if (document.visibilityState !== "visible" || this.stopped) return;
       if (this.isOpen()) this.send({ type: "sync" });
@@ -38,7 +53,7 @@ export class Connection extends EventTarget {
   }
 
   isOpen() {
-    return this.status === "open" && this.ws?.readyState === WebSocket.OPEN;
+    return (this.status === "open" || this.status === "stalled") && this.ws?.readyState === WebSocket.OPEN;
   }
 
   open() {
@@ -59,24 +74,26 @@ export class Connection extends EventTarget {
       // frames "array": the server may send several messages in one frame (docs/protocol.md, Frames)
       const hello = this.token ? { type: "hello", token: this.token } : { type: "hello" };
       ws.send(JSON.stringify({ ...hello, frames: "array" }));
+      this.pings.clear();
       clearInterval(this.pinger);
-      this.pinger = setInterval(() => this.beat(ws), this.heartbeatMs);
+      this.pinger = setInterval(() => this.watch(ws), this.link.watchMs);
     };
     ws.onmessage = (event) => {
       if (this.ws !== ws) return;
       const arrived = performance.now();
       this.lastHeard = arrived;
-      if (this.status !== "open") this.setStatus("open"); // open once the server is heard
       let frame;
       try {
         frame = JSON.parse(event.data);
       } catch {
         return;
       }
+      if (this.status !== "open") this.setStatus("open"); // open once the server is heard
       // One message, or several in order (an array): each is its own "message" event.
       for (const msg of Array.isArray(frame) ? frame : [frame]) {
         if (this.ws !== ws) return; // a message before this one closed the socket
-        if (msg && msg.type !== "pong") this.emit("message", { msg, arrived });
+        if (msg?.type === "pong") this.timePong(msg.n, arrived);
+        else if (msg) this.emit("message", { msg, arrived });
       }
     };
     ws.onclose = (event) => {
@@ -93,15 +110,48 @@ export class Connection extends EventTarget {
     };
   }
 
-  // The heartbeat: a ping; nothing heard (pong or any message) for lostMs: the link is lost.
-  beat(ws) {
+  // Every watchMs: the silence so far decides (stalled, lost), then a ping when one is due.
+  watch(ws) {
     if (this.ws !== ws || ws.readyState !== WebSocket.OPEN) return;
-    if (performance.now() - this.lastHeard > this.lostMs) {
+    const now = performance.now();
+    const quiet = now - this.lastHeard;
+    const link = this.link;
+    if (quiet > link.lostMs) {
       this.lose("lost");
       return;
     }
+    if (this.status === "open" && quiet > (this.awaiting ? link.awaitQuietMs : link.quietMs)) this.setStatus("stalled");
+    const every = this.awaiting ? link.awaitBeatMs : link.heartbeatMs;
+    if (now - (this.lastPing ?? 0) >= every) this.ping(ws, now);
+  }
+
+  ping(ws, now) {
     this.n += 1;
+    this.lastPing = now;
+    this.pings.set(this.n, now);
+    if (this.pings.size > 32) this.pings.delete(this.pings.keys().next().value);
     ws.send(JSON.stringify({ type: "ping", n: this.n }));
+  }
+
+  timePong(n, arrived) {
+    const sent = this.pings.get(n);
+    if (sent == null) return;
+    this.pings.delete(n);
+    this.rtts = [...this.rtts.slice(1 - this.link.rttSamples), arrived - sent];
+  }
+
+  // The median of the last round trips measured, in ms (0 before any).
+  get rttMs() {
+    if (!this.rtts.length) return 0;
+    const sorted = [...this.rtts].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)];
+  }
+
+  // While an answer is awaited the link is watched closer (a ping at once, then every awaitBeatMs).
+  setAwaiting(on) {
+    if (this.awaiting === on) return;
+    this.awaiting = on;
+    if (on && this.ws?.readyState === WebSocket.OPEN && this.status === "open") this.ping(this.ws, performance.now());
   }
 
   // The link is gone (or offline): drop the socket, say so, and try again with a growing delay

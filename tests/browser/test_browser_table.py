@@ -262,7 +262,8 @@ def test_a_silent_link_is_noticed_by_the_heartbeat(server: Any, phones: Any) -> 
     expect(ana.action("ready")).to_have_attribute("aria-busy", "true")
     expect(ana.action("ready")).to_have_class(re.compile(r"\bpending\b"))
     ana.page.wait_for_function("() => window.__connSeen === true", timeout=10_000)  # 5 s of silence
-    assert "Connection lost" in ana.page.evaluate("() => window.__connText")
+    # told first as no answer (the link is silent), then lost once the socket is dropped
+    assert re.search("No answer|Connection lost", ana.page.evaluate("() => window.__connText"))
     deaf["on"] = False  # the next connection is heard again
     banner = ana.loc('[data-test="conn"]')
     expect(banner).to_have_count(0, timeout=15_000)

@@ -76,6 +76,7 @@ RULE_IDS = (
     "R-SEE-LOOK",
     "R-SEE-PUBLIC",
     "R-SEE-REVEAL",
+    "R-SEE-STORY",
     "R-NO-TRACE",
 )
 RULE_ID = re.compile(r"R-[A-Z-]+")

@@ -94,6 +94,10 @@ class Phone:
     ) -> None:
         self.label = label
         self.device = device_name
+        # The app's service worker only where a test asks for it (service_workers="allow"): a
+        # page it serves from its cache would bypass the routes and network conditions a test
+        # sets, and load differently from one test to the next.
+        options.setdefault("service_workers", "block")
         self.context = browser.new_context(
             base_url=base, **{**device(playwright, device_name), **options}
         )

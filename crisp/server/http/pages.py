@@ -1,7 +1,9 @@
-"""The phone client: the page shell, its static files (with gzip), the manifest and QR codes."""
+"""The phone client: the page shell, its static files (with gzip), the manifest, the service
+worker and QR codes."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from collections.abc import Callable, Sequence
@@ -30,6 +32,37 @@ class CachedStatic(StaticFiles):
         response = super().file_response(*args, **kwargs)
         response.headers.setdefault("Cache-Control", "no-cache")
         return response
+
+
+# What the service worker keeps (crisp/static/sw.js): the client's own files, by address.
+SHELL_KINDS = (".js", ".css", ".json", ".svg", ".png", ".webmanifest")
+
+
+def shell_files() -> list[str]:
+    """The addresses of the client's files the service worker caches (never sw.js itself)."""
+    return sorted(
+        f"/static/{path.relative_to(STATIC).as_posix()}"
+        for path in STATIC.rglob("*")
+        if path.is_file() and path.suffix in SHELL_KINDS and path.name != "sw.js"
+    )
+
+
+def shell_addresses() -> list[str]:
+    """Every address of the shell: the client's files, and the manifest at the root."""
+    return [*shell_files(), "/manifest.webmanifest"]
+
+
+def service_worker() -> str:
+    """crisp/static/sw.js with the client's version (a hash of the page and every client file, so
+    any change to the client makes a new worker and a new cache) and the shell's addresses."""
+    digest = hashlib.sha256(SHELL.encode())
+    for address in shell_files():
+        digest.update(address.encode())
+        digest.update((STATIC / address.removeprefix("/static/")).read_bytes())
+    body = (STATIC / "sw.js").read_text(encoding="utf-8")
+    return body.replace("__CRISP_CLIENT_VERSION__", digest.hexdigest()[:16]).replace(
+        "__CRISP_CLIENT_SHELL__", json.dumps(shell_addresses())
+    )
 
 
 def room_qr_svg(url: str) -> str:
@@ -84,6 +117,13 @@ def mount_client(
         """Table mode for a big screen: the same page, which connects as a watcher."""
         status = 200 if room_exists(code) else 404
         return HTMLResponse(SHELL, status_code=status, headers=NO_STORE)
+
+    worker = service_worker()
+
+    @app.get("/sw.js", include_in_schema=False)
+    async def sw() -> Response:
+        """At the root, so that it may serve every page; checked again on each visit."""
+        return Response(worker, media_type="text/javascript", headers=NO_STORE)
 
     @app.get("/manifest.webmanifest", include_in_schema=False)
     async def manifest() -> Response:

@@ -10,7 +10,10 @@
 // that owns the model, the connection and the animation queue. Its model is
 //   {code, room, you, conn, clock, v, ui, feed, game: <the game's state>, ...}.
 // `ctx` below is what the shell tells a game about the moment:
-//   {seat, host, room, now() (game time), speed, ui, online, pending, tv, feed, feedOpen, header}.
+//   {seat, host, room, now() (game time, ahead by the round trip: shell/clock.js), since() (game
+//   time, unshifted: for what may start), speed, ui, online,
+//   pending (the action on its way), pendingMove (its fields), pendingNote (the status while it is),
+//   tv, feed, feedOpen, header}.
 //
 // A game module exports default {
 //   type: "<its game_type>",
@@ -36,7 +39,9 @@
 //   onSetting?(name, el) -> handled?,            // a change of its own data-setting control
 //   options: {defaults, form(options, host) -> Markup, changed(options, el), same(a, b), body(options)},
 //   results: {body(state, {scoresOnly}) -> Markup, title(state) -> string},
-//   ruleSentence(ruleId) -> string|null,         // a refused action in words
+//   ruleSentence(ruleId, action) -> string|null, // a refused action in words (action: its `do`)
+//   notAnswers?: Set,                              // message types naming a seat that do not answer
+//                                                  // its pending action (turn, look, clock never do)
 //   moment(state, msg, seat) -> "yourturn"|"call"|"draw"|"swap"|"flip"|"timeout"|null,
 //        // "call": a call the table hears (said aloud, a longer buzz)
 //   playing(state) -> bool,                      // a round is on (keeps the screen awake)

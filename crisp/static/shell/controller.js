@@ -2,11 +2,19 @@
 // queue, with the connection and the renderer injected. Messages queue in order: an engine
 // message's animation runs first, then the game's reducer, then one render. Taps come back here
 // as intents (act, send, ui changes); a tap that cannot be sent is refused aloud, never queued.
+// An action sent stays pending until the game's answer (or a refusal) arrives: a connection that
+// dies first sends it again on the next one, with its first `v` (docs/protocol.md, Versions: a copy
+// the server already applied is refused `stale`, and the new state shows it done).
 import { answerProbe, SeedSender } from "../fairseed.js";
 import { t } from "../i18n.js";
-import { gameNow, newClock, syncClock } from "./clock.js";
+import { COUNTDOWN, gameNow, newClock, syncClock } from "./clock.js";
 
-const PENDING_MS = 6000;
+const SLOW_MS = 1000; // an answer later than this: the page says the link is slow
+const RECHECK_MS = 6000; // no answer on a live link: a fresh state, then the action again
+// A game message that is not the answer to a seat's own action, though it names that seat.
+const NOT_ANSWERS = new Set(["turn", "look", "clock"]);
+// A game message after which no earlier action of anyone's is still on its way.
+const ROUND_ENDS = new Set(["reveal", "round", "round_end", "game_over"]);
 
 export function newModel(code, { tv = false } = {}) {
   return {
@@ -23,7 +31,7 @@ export function newModel(code, { tv = false } = {}) {
     optionsSent: null, // the host's last options change, until a "room" carries it
     ui: {}, // the game's input mode (e.g. a card chosen, waiting for a second)
     shell: {}, // the shell's: {scores, feedOpen, confirmKick, qrBig}
-    pending: null, // {action, at}: a tap sent, waiting for the server
+    pending: null, // {action, at, msg, slow, resent}: a tap sent, waiting for the server
     feed: [], // this round's lines: {id, text, mine}
     toasts: [], // {id, text, kind}
     practice: null, // {level, bots}: add the bots, then start
@@ -60,7 +68,7 @@ export class Controller {
   }
 
   get online() {
-    return this.model.conn === "open";
+    return this.model.conn === "open" || this.model.conn === "stalled"; // stalled: sends still go out
   }
 
   onStatus(status) {
@@ -68,10 +76,10 @@ export class Controller {
     const was = m.conn;
     m.conn = status;
     if (status === "open") {
-      if (m.everOpen && was !== "open") this.toast(t("conn.back"), "ok");
+      if (m.everOpen && was !== "open" && was !== "stalled") this.toast(t("conn.back"), "ok");
       m.everOpen = true;
-    } else if (status !== "connecting") {
-      m.pending = null; // an answer cannot come now
+    } else if (status !== "connecting" && status !== "stalled" && !m.pending?.msg) {
+      this.settle(); // a lobby intent: its answer cannot come now (an action is sent again)
     }
     if (status.startsWith("closed-")) {
       this.effects.closed?.(status);
@@ -98,11 +106,11 @@ export class Controller {
     } else if (msg.type === "state") {
       if (!game) await this.ensureGame(m.room?.game_type);
       m.you = msg.you;
-      syncClock(m.clock, msg.now);
+      syncClock(m.clock, msg.now, arrived);
       this.game.fromView(m.game, msg.view);
       this.restoreFeed(msg.view);
       m.ui = {};
-      m.pending = null;
+      this.resend();
     } else if (msg.type === "error") {
       this.onError(msg);
     } else if (msg.type === "left") {
@@ -126,11 +134,12 @@ export class Controller {
     if (this.renderer.visible()) {
       await game.animate({ you: { seat }, players: m.game.players, round: m.game.round }, msg, arrived);
     }
-    syncClock(m.clock, msg.t);
+    syncClock(m.clock, msg.t, arrived);
     game.apply(m.game, msg, seat);
     if (msg.type === "round" && !game.feedAcrossRounds) m.feed = [];
     if (line) this.addLine(line, msg.seat === seat && seat != null);
-    if (msg.type !== "look" && msg.type !== "clock") m.pending = null;
+    const answer = msg.seat === seat && seat != null && !NOT_ANSWERS.has(msg.type) && !game.notAnswers?.has(msg.type);
+    if (answer || ROUND_ENDS.has(msg.type)) this.settle();
     if (["turn", "turn_end", "reveal", "round"].includes(msg.type)) m.ui = {};
     const moment = game.moment(m.game, msg, seat);
     if (moment) this.effects.moment?.(moment, msg);
@@ -193,8 +202,10 @@ export class Controller {
 
   onError(msg) {
     const m = this.model;
-    m.pending = null;
+    const sent = m.pending;
+    if (msg.about === "act" || !sent?.msg) this.settle();
     m.ui = {};
+    if (msg.code === "stale" && sent?.resent) return; // the copy sent again: the first one was applied
     if (msg.code === "stale" || msg.code === "bad_version") {
       this.conn.send({ type: "sync" });
       this.toast(t("refuse.stale"), "warn");
@@ -205,7 +216,7 @@ export class Controller {
       m.optionsSent = null; // not taken: the controls show the room's options again
       m.options = m.room.options;
     }
-    const words = (msg.rule && this.game?.ruleSentence(msg.rule)) || REFUSALS[msg.code]?.() || msg.message;
+    const words = (msg.rule && this.game?.ruleSentence(msg.rule, sent?.action)) || REFUSALS[msg.code]?.() || msg.message;
     this.toast(t("refuse.said", { why: words }), "error");
   }
 
@@ -220,18 +231,42 @@ export class Controller {
 
   act(action, fields = {}) {
     const m = this.model;
-    if (!this.send({ type: "act", v: m.v, do: action, ...fields })) return false;
+    const msg = { type: "act", v: m.v, do: action, ...fields };
+    if (!this.send(msg)) return false;
     m.ui = {};
-    m.pending = { action, at: performance.now() };
+    const pending = { action, at: performance.now(), msg, slow: false, resent: false };
+    m.pending = pending;
+    this.conn.setAwaiting?.(true);
     setTimeout(() => {
-      if (m.pending?.action === action && performance.now() - m.pending.at >= PENDING_MS - 50) {
-        m.pending = null;
-        this.toast(t("conn.noanswer"), "warn");
-        this.conn.send({ type: "sync" });
-        this.render();
-      }
-    }, PENDING_MS);
+      if (m.pending !== pending) return;
+      pending.slow = true;
+      this.render();
+    }, SLOW_MS);
+    this.recheck(pending);
     return true;
+  }
+
+  // No answer on a link that still answers pings: a fresh state, after which the action goes again.
+  recheck(pending) {
+    setTimeout(() => {
+      if (this.model.pending !== pending) return;
+      if (this.conn.status === "open") this.conn.send({ type: "sync" });
+      this.recheck(pending);
+    }, RECHECK_MS);
+  }
+
+  // A state replaced the page's view (a new connection, or a sync): the action still pending goes
+  // again with its first `v`, so that it is applied once whether or not the first copy arrived.
+  resend() {
+    const pending = this.model.pending;
+    if (!pending?.msg) return this.settle();
+    if (this.conn.send(pending.msg)) pending.resent = true;
+  }
+
+  // The pending action is answered (applied, refused, or moot).
+  settle() {
+    this.model.pending = null;
+    this.conn.setAwaiting?.(false);
   }
 
   setOptions(options) {
@@ -258,11 +293,14 @@ export class Controller {
       seat: m.you.seat,
       host: m.you.host,
       room: m.room,
-      now: () => gameNow(m.clock),
+      now: () => gameNow(m.clock) + ((this.conn.rttMs ?? 0) + COUNTDOWN.marginMs) / 1000 * m.clock.speed,
+      since: () => gameNow(m.clock), // what may start: on the latest message's time, never early
       speed: m.clock.speed,
       ui: m.ui,
       online: this.online,
       pending: m.pending?.action ?? null,
+      pendingMove: m.pending?.msg ?? null, // the action's own fields, as sent
+      pendingNote: m.pending ? (m.pending.slow ? t("pending.slow") : t("pending.sending")) : "",
       tv: m.tv,
       feed: m.feed,
       feedOpen: Boolean(m.shell.feedOpen),

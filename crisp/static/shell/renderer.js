@@ -3,8 +3,9 @@
 import { t } from "../i18n.js";
 import { html } from "./html.js";
 import { patch } from "./morph.js";
-import { connBanner, langSelect, lobbyScreen, resultsFrame, roomHeader, rulesLink, toasts, tvLink } from "./screens.js";
+import { connBanner, langSelect, lobbyScreen, offlineRoom, resultsFrame, roomHeader, rulesLink, toasts, tvLink } from "./screens.js";
 import { tvLobby } from "./tv.js";
+import { Keys } from "./keys.js";
 
 export class Renderer {
   constructor(root, { sound, verify }) {
@@ -12,6 +13,7 @@ export class Renderer {
     this.table = null;
     this.sound = sound; // () -> on?
     this.verify = verify; // () -> the fairness module, or null
+    this.keys = new Keys();
   }
 
   visible() {
@@ -21,7 +23,11 @@ export class Renderer {
   render(c) {
     const m = c.model;
     const game = c.game;
-    if (!m.room || !game) return;
+    if (!m.room || !game) {
+      // no room heard yet (a reload without a network): the room's link, offline, reconnecting
+      if (m.conn === "offline" || m.conn === "lost") patch(this.root, html`${connBanner(m)}${offlineRoom(m)}`);
+      return;
+    }
     const phase = m.room.phase;
     const g = m.game;
     const over = phase === "between" || phase === "over";
@@ -35,7 +41,9 @@ export class Renderer {
         { scoresOnly, verify: Boolean(!scoresOnly && this.verify()), note: toasts(m) })
       : "";
     const frameToasts = showResults || atTable ? "" : toasts(m);
-    patch(this.root, html`${connBanner(m)}<div id="stage" data-keep></div>${results}${frameToasts}`);
+    const skip = phase === "lobby" || m.tv || m.you.seat == null ? ""
+      : html`<button class="skip" data-action="skip-moves" data-key="skip">${t("table.skipmoves")}</button>`;
+    patch(this.root, html`${skip}${connBanner(m)}<div id="stage" data-keep></div>${results}${frameToasts}`);
     const stage = this.root.querySelector("#stage");
     if (phase === "lobby" || !g.round) {
       this.unmountTable();
@@ -52,6 +60,7 @@ export class Renderer {
     ctx.header = roomHeader(m, g.round ? t("table.round", { n: g.round.number }) : "", this.sound(),
       m.tv ? tvLobby(m, { aside: true }) : "");
     this.table.update(g, ctx);
+    this.keys.rove(stage);
   }
 
   // The language and the rules under the scores (≡); under a round's or a game's results too,

@@ -207,9 +207,15 @@ export function roomHeader(m, info, sound, aside = "") {
 
 export function connBanner(m) {
   if (m.conn === "open" || (!m.everOpen && m.conn === "connecting")) return "";
-  const text = m.conn === "offline" ? t("conn.offline") : t("conn.reconnecting");
+  const text = m.conn === "offline" ? t("conn.offline") : m.conn === "stalled" ? t("conn.stalled") : t("conn.reconnecting");
   return html`<div class="conn" data-test="conn" role="alert" data-key="conn">
     <span>${text}</span><button class="small" data-action="retry" data-test="retry">${t("conn.retry")}</button></div>`;
+}
+
+// A room not heard from yet, with no network: its code, and that it connects by itself.
+export function offlineRoom(m) {
+  return html`<main class="home" data-key="offline-room"><h1>Crisp</h1>
+    <p data-test="offline-room">${t("conn.offlineroom", { code: m.code })}</p></main>`;
 }
 
 // The toasts: over the page where nothing of a game lies under them (home, lobby); `inline`: in

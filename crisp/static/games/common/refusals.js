@@ -1,3 +1,4 @@
 // A refused action in words (docs/engine.md "Refusals and their rule ids"): each game maps its
-// rule ids to sentences; a rule it does not name gives null (the shell then says the code).
-export const refusals = (rules) => (rule) => rules[rule]?.() ?? null;
+// rule ids to sentences, given the action refused (e.g. "crisp"); a rule it does not name gives
+// null (the shell then says the code).
+export const refusals = (rules) => (rule, action) => rules[rule]?.(action) ?? null;

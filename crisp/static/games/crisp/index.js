@@ -30,6 +30,9 @@ export default gameModule({ anim, feed, input, model, options, refusals, results
     return null;
   },
   playing: (g) => Boolean(g.round && g.round.phase !== "over"),
+  // Messages that name a seat without answering its action: a crisp call still on its way when
+  // its window closes is answered by the call or by its refusal.
+  notAnswers: new Set(["turn_end", "window_closed"]),
   // A Jack's or Queen's look is shown for a moment (model.js FLASH_MS), then goes.
   expire(g, now) {
     const past = Object.entries(g.flash).filter(([, f]) => f.until <= now);

@@ -243,7 +243,9 @@ export function applyEvent(m, msg, me) {
 
 // What a seat may do now (only legal moves are offered): `seat` (null: a spectator), `now` (the
 // game time), `playing` (the room is in a round). Tested against the engine's legal_actions.
-export function choices(m, { seat, now, playing }) {
+// `now`: the game time a tap would arrive at, early (deadlines end on it); `since`: the game time
+// of the latest message, late (what may start, starts on it): a tap never arrives too early or late.
+export function choices(m, { seat, now, since = now, playing }) {
   const r = m.round;
   const me = seat;
   const out = new Set();
@@ -251,8 +253,8 @@ export function choices(m, { seat, now, playing }) {
   if (r.phase === "look" && !r.ready.includes(me)) out.add("ready");
   if (r.phase === "play" && r.turn && r.turn.seat === me) {
     if (!r.turn.holding) {
-      out.add(now >= r.turn.at ? "draw" : "draw-soon");
-      if (m.options.take_discard && r.top && now >= r.turn.at) out.add("take");
+      out.add(since >= r.turn.at ? "draw" : "draw-soon");
+      if (m.options.take_discard && r.top && since >= r.turn.at) out.add("take");
     } else if (m.held) {
       const rank = m.held[0];
       if (rank === "K") out.add("king");

@@ -7,7 +7,7 @@ export const ruleSentence = refusals({
   "R-FINAL-TURNS": () => t("refuse.roundover"),
   "R-LOOK-PHASE": () => t("refuse.look"),
   "R-TURN": () => t("refuse.turn"),
-  "R-WINDOW": () => t("refuse.window"),
+  "R-WINDOW": (action) => (action === "crisp" ? t("refuse.windowclosed") : action === "draw" ? t("refuse.drawsoon") : t("refuse.window")),
   "R-DRAW": () => t("refuse.draw"),
   "R-SWAP": () => t("refuse.nocard"),
   "R-DISCARD": () => t("refuse.nocard"),

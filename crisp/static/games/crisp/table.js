@@ -17,7 +17,7 @@ const nameOf = (g, seat) => g.players[seat] ?? `#${seat + 1}`;
 const memberOfSeat = (ctx, seat) => ctx.room?.members.find((x) => x.seat === seat);
 
 export function can(g, ctx) {
-  return choices(g, { seat: ctx.seat, now: ctx.now(), playing: ctx.room?.phase === "playing" });
+  return choices(g, { seat: ctx.seat, now: ctx.now(), since: ctx.since(), playing: ctx.room?.phase === "playing" });
 }
 
 // The face a seat may see in a slot now, and why (null: face down).
@@ -37,17 +37,18 @@ function cardButton(g, ctx, seat, slot, big, mode) {
   const where = mine ? t("card.yours", { slot: t(`slot.${slot}`) })
     : t("card.theirs", { name: nameOf(g, seat), slot: t(`slot.${slot}`) });
   const state = face ? cardName(face.code) : t("card.facedown");
-  const pickable = ((mode === "swap" || mode === "take" || mode === "queen-mine") && mine)
-    || (mode === "queen-theirs" && !mine);
+  const pickable = !ctx.pending && (((mode === "swap" || mode === "take" || mode === "queen-mine") && mine)
+    || (mode === "queen-theirs" && !mine));
+  const sending = mine && ctx.pendingMove?.slot === slot; // the card of the swap on its way
   const q = ctx.ui.queen;
   const chosen = Boolean(q && ((mine && q.slot === slot) || (q.target === seat && q.targetSlot === slot)));
   const lit = g.highlight.some((h) => h.seat === seat && h.slot === slot);
   const klass = cls({ card: true, big, small: !big, up: Boolean(face), down: !face, look: face?.why === "look",
-    reveal: face?.why === "reveal", pickable, chosen, lit });
-  const disabled = ctx.tv || (!pickable && !chosen);
+    reveal: face?.why === "reveal", pickable, chosen, lit, pending: sending });
+  const disabled = ctx.tv || (!pickable && !chosen) || Boolean(ctx.pending);
   return html`<button class="${klass}" data-test="${mine ? "my-card" : "card"}" data-key="c${seat}${slot}"
     data-seat="${seat}" data-slot="${slot}" aria-label="${where}: ${state}${lit ? ` (${t("card.moved")})` : ""}"
-    ${disabled ? html`aria-disabled="true"` : ""}>${face ? faceMarkup(face.code) : ""}</button>`;
+    ${disabled ? html`aria-disabled="true"` : ""}${sending ? html` aria-busy="true"` : ""}>${face ? faceMarkup(face.code) : ""}</button>`;
 }
 
 function seatBox(g, ctx, seat, mode, order) {
@@ -138,7 +139,8 @@ function actionButtons(g, ctx) {
   if (acts.has("queen")) out.push(b("queen", t("act.queen"), "primary"));
   if (acts.has("jack")) out.push(b("jack", t("act.jack"), "primary"));
   if (acts.has("discard")) out.push(b("discard", t("act.discard")));
-  if (acts.has("crisp")) {
+  if (ctx.pending === "crisp") out.unshift(b("crisp", t("act.crispsending"), "crisp")); // until applied or refused
+  else if (acts.has("crisp")) {
     out.unshift(b("crisp", html`${t("act.crisp")} <span class="secs"></span>`, "crisp", html`data-countdown="${g.round.window.until}"`));
   }
   const r = g.round;
@@ -224,12 +226,12 @@ export function tableMarkup(g, ctx) {
       <div class="held">${heldMarkup(g, ctx)}</div>
     </section>
     ${feedBlock(ctx.feed, ctx.feedOpen, ctx.tv)}
-    <div class="status-area" data-key="status-area"><p class="status" data-test="status">${statusText(g, ctx)}</p>${ctx.toasts ?? ""}${guideLine("crisp", hint(g, ctx, acts), labels())}</div>
+    <div class="status-area" data-key="status-area"><p class="status" data-test="status">${ctx.pendingNote || statusText(g, ctx)}</p>${ctx.toasts ?? ""}${ctx.pendingNote ? "" : guideLine("crisp", hint(g, ctx, acts), labels())}</div>
     ${countdown(g)}
     </div>
     ${me == null ? "" : html`<div class="dock" data-key="dock"><div class="me-line"><span class="name">${nameOf(g, me)}</span>
       ${r?.caller === me ? html`<span class="tag">${t("table.crisptag")}</span>` : ""}<span class="pts">${g.totals[me] ?? 0}</span></div>
-      <section class="hand" data-test="hand" aria-label="${t("table.you")}">${SLOTS.map((slot) => cardButton(g, ctx, me, slot, true, mode))}</section>
+      <section class="hand" data-test="hand" data-rove data-key="hand" aria-label="${t("table.you")}">${SLOTS.map((slot) => cardButton(g, ctx, me, slot, true, mode))}</section>
       ${ctx.online ? "" : html`<p class="offline-why" id="offline-why" data-test="offline-why">${t("conn.actionsoff")}</p>`}
       <nav class="actions" data-test="actions" aria-label="${t("table.actions")}">${actionButtons(g, ctx)}</nav></div>`}
   </main>`;

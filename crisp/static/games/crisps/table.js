@@ -217,7 +217,7 @@ function handMarkup(g, ctx) {
   const sel = new Set(selection(g));
   const cards = handKeys(g.hand);
   const off = ctx.tv || g.over || g.round?.over;
-  return html`<section class="cs-hand" data-test="hand" role="group" aria-label="${t("cs.yourhand", { n: cards.length })}">
+  return html`<section class="cs-hand" data-test="hand" data-rove data-key="cs-hand" role="group" aria-label="${t("cs.yourhand", { n: cards.length })}">
     ${cards.map(({ rank, key }) => html`<button class="${cls({ "cs-card": true, up: true, chosen: sel.has(key) })}"
       data-test="my-card" data-key="h${key}" data-seat="${ctx.seat}" data-slot="${key}" data-rank="${rank}"
       aria-pressed="${sel.has(key)}" aria-label="${rankWord(rank)}"${off ? html` aria-disabled="true"` : ""}>${faceMarkup(rank)}</button>`)}
@@ -237,7 +237,7 @@ export function tableMarkup(g, ctx) {
     <div class="cs-middle">${supplyMarkup(g)}${trickMarkup(g, ctx)}</div>
     ${showReveal ? revealMarkup(g, { seat: ctx.seat }) : ""}
     ${feedBlock(ctx.feed, ctx.feedOpen, ctx.tv)}
-    <div class="status-area" data-key="status-area"><p class="status" data-test="status">${me == null && !ctx.tv ? sentences(t("table.spectating"), statusText(g, ctx)) : statusText(g, ctx)}</p>${ctx.toasts ?? ""}${guideLine("crisps", hint(g, ctx), labels())}</div>
+    <div class="status-area" data-key="status-area"><p class="status" data-test="status">${ctx.pendingNote || (me == null && !ctx.tv ? sentences(t("table.spectating"), statusText(g, ctx)) : statusText(g, ctx))}</p>${ctx.toasts ?? ""}${ctx.pendingNote ? "" : guideLine("crisps", hint(g, ctx), labels())}</div>
     ${countdown(g)}
     </div>
     ${me == null ? "" : html`<div class="dock" data-key="dock"><div class="me-line"><span class="name">${nameOf(g, me)}</span>${pips(g.points[me])}</div>
