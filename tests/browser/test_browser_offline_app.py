@@ -61,9 +61,7 @@ def test_the_shell_is_cached_and_a_reload_offline_opens_the_last_room(
     banner = ben.loc('[data-test="conn"]')
     expect(banner).to_have_text(re.compile("Offline — will reconnect"))
     expect(ben.loc('[data-test="offline-room"]')).to_contain_text(code[:4])
-    loaded = ben.page.evaluate(
-        "() => performance.getEntriesByType('navigation')[0].responseEnd"
-    )
+    loaded = ben.page.evaluate("() => performance.getEntriesByType('navigation')[0].responseEnd")
     print(f"reload offline: the page from the service worker in {loaded:.0f} ms")
     ben.shot(f"offline-reload-{ben.slug}")
 

@@ -1,5 +1,5 @@
 """The table as players feel it, in a real browser (Debian's Chromium, headless, Python Playwright)
-against a real ``crisp serve`` (issue 11): a whole game by taps on three phones in three languages,
+against a real ``crisp serve``: a whole game by taps on three phones in three languages,
 whose move feed names every opponent move (seats, slots and public cards only, French elision);
 the connection banner when the phone goes offline or the link dies silently (heartbeat), with
 the moves disabled and a resync on return; a timeout told by a toast and a feed line, after the
@@ -101,7 +101,7 @@ def feed_tells_every_move(phone: Phone, frames: Frames, seat: int) -> int:
 
 
 def test_a_whole_game_by_taps_in_three_languages_tells_every_move(server: Any, phones: Any) -> None:
-    """Issue 11 items 1 and 9: three phones (English, French, Japanese) play a whole game by taps
+    """Three phones (English, French, Japanese) play a whole game by taps
     (Jacks, Queens, Kings, swaps, crisp calls, Next round) to R-GAME-END; each phone's move feed
     has a line for every opponent move, in order, naming the player, a Queen's target and the
     public card in the phone's language (French court letters V/D/R), and no other card; French
@@ -194,7 +194,7 @@ def practice(phone: Phone, bots: int = 1) -> None:
 
 
 def test_offline_shows_the_banner_disables_moves_and_resyncs(server: Any, phones: Any) -> None:
-    """Issue 11 item 2: the browser goes offline: within 5 s a banner says so (with Retry now),
+    """Offline: the browser goes offline: within 5 s a banner says so (with Retry now),
     the moves are disabled with the reason in words, a tap sends nothing; back online, the
     banner goes, the table is resynced and the moves work again."""
     srv = server(5, clock_speed=0.5)  # the look lasts 20 real seconds
@@ -236,7 +236,7 @@ SEEN_BANNER = """() => {
 
 
 def test_a_silent_link_is_noticed_by_the_heartbeat(server: Any, phones: Any) -> None:
-    """Issue 11 item 2: the link stays open but nothing comes back (no pong): within about 5 s
+    """A silent link: the link stays open but nothing comes back (no pong): within about 5 s
     the banner says the connection is lost, the client reconnects by itself, and the banner
     goes once the new connection answers."""
     srv = server(5, clock_speed=0.5)
@@ -278,7 +278,7 @@ def test_a_silent_link_is_noticed_by_the_heartbeat(server: Any, phones: Any) -> 
 
 
 def test_a_timeout_is_told_by_a_toast_and_the_feed(server: Any, phones: Any) -> None:
-    """R-TIMER, R-TIMEOUT, issue 11 item 2: with 30 s per draw, a player who does nothing sees
+    """R-TIMER, R-TIMEOUT: with 30 s per draw, a player who does nothing sees
     the low-time warning, then both phones say whose time ran out (a toast and a feed line); the
     per-draw clock never shows more than the draw's time."""
     srv = server(7, clock_speed=3)
@@ -311,7 +311,7 @@ def test_a_timeout_is_told_by_a_toast_and_the_feed(server: Any, phones: Any) -> 
 
 
 def test_tv_view_through_a_game_leaks_nothing(server: Any, phones: Any) -> None:
-    """Issue 11 item 7, docs/rules.md §7: /r/CODE/tv connects as a watcher (hello without a token)
+    """The TV view, docs/rules.md §7: /r/CODE/tv connects as a watcher (hello without a token)
     and shows the public table big, with the QR code to join; through a whole game (the host by
     taps, two bots), every frame it received passes the independent leak checker as a
     spectator's stream (and its states as spectator views), and its page never shows a face
@@ -384,7 +384,7 @@ def test_tv_view_through_a_game_leaks_nothing(server: Any, phones: Any) -> None:
 
 
 def test_a_look_card_keeps_its_element_when_another_taps_ready(server: Any, phones: Any) -> None:
-    """Issue 11 item 11: the renderer patches what changed: during the start look, another
+    """The renderer patches what changed: during the start look, another
     player's Ready redraws the status, not the face-up cards (same elements: no second flip).
     Also: the sound toggle (on by default, a tap mutes, kept), and another player's lost
     connection on his seat."""

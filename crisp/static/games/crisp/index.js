@@ -47,7 +47,7 @@ export default gameModule({ anim, feed, input, model, options, refusals, results
   },
   // "Verify the shuffle" (docs/fairness.md): asked for once a game is over.
   verifier: () => import("./fairness.js"),
-  // "Replay the round" (issue 20): replay.js, loaded at the first tap.
+  // "Replay the round": replay.js, loaded at the first tap.
   onAction(action, api) {
     if (action === "replay") {
       import("./replay.js").then((m) => m.onAction(action, api)).catch(() => {});
