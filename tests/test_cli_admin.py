@@ -349,7 +349,14 @@ def test_the_systemd_unit_is_hardened_and_runs_a_serve_crisp_accepts(tmp_path: P
     assert {k: service[k] for k in expected} == expected
     assert service["RestrictAddressFamilies"].split() == ["AF_INET", "AF_INET6", "AF_UNIX"]
     assert ("Service", "SystemCallFilter", "@system-service") in lines
-    env = dict(v.split("=", 1) for s, k, v in lines if s == "Service" and k == "Environment")
+    # systemd splits an Environment= value into words as a shell does, quotes removed: a JSON
+    # list's double quotes survive only inside single quotes
+    env = dict(
+        word.split("=", 1)
+        for s, k, v in lines
+        if s == "Service" and k == "Environment"
+        for word in shlex.split(v)
+    )
     assert env["CRISP_DATA_DIR"] == "/var/lib/crisp"
     argv = shlex.split(service["ExecStart"])
     assert argv[0].endswith("/crisp")
