@@ -17,7 +17,9 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
 
 from browser import CHROMIUM, TIMEOUT_MS, assert_clean
+from crisps_fake import CODE, FakeCrispsRoom, pages
 from playwright.sync_api import Locator, Page, expect
+from statichost import StaticHost
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason=f"{CHROMIUM} is absent (apt-get install chromium)"
@@ -307,3 +309,29 @@ def test_a_whole_game_of_crisps_by_keyboard_alone(server: Any, phones: Any) -> N
     assert player.decisions == done["play"] + done["pass"] + done["draw"]
     assert per <= PRESSES_PER_DECISION
     assert_clean([ana])
+
+
+@pytest.fixture
+def host() -> Any:
+    with StaticHost(pages()) as h:
+        yield h
+
+
+def test_a_new_deal_starts_with_nothing_chosen(phones: Any, host: Any) -> None:
+    """A card chosen (by keys) while the other player leads stays chosen through their move, but
+    not into the next deal (CS-DEAL): the new hand starts with nothing chosen, though it holds a
+    card of the same rank."""
+    first = "112233445566" * 2 + "789X" + "7" + "77888999XXX"  # Ana empties her hand at once
+    second = "1334555689XX" + "111222234666" + "7999" + "8" + "344577788XX"
+    room = FakeCrispsRoom(decks=[first, second], first_starter=0)
+    ben = phones(host, "Pixel 7", "ben")
+    room.attach(ben.page, 1)
+    ben.page.goto(f"/r/{CODE}")
+    player = KeyPlayer(ben.page)
+    expect(player.hand).to_be_visible()
+    player.choose("6")
+    room.act(0, {"do": "play", "cards": "112233445566"})
+    log = ben.page.get_by_role("log").get_by_role("listitem")
+    expect(log.filter(has_text="Round 2: you start.")).to_have_count(1)
+    assert player.cards() == [(rank, False) for rank in "111222234666"]
+    assert_clean([ben])
