@@ -28,6 +28,7 @@ export class Renderer {
       if (m.conn === "offline" || m.conn === "lost") patch(this.root, html`${connBanner(m)}${offlineRoom(m)}`);
       return;
     }
+    this.keys.before(this.root);
     const phase = m.room.phase;
     const g = m.game;
     const over = phase === "between" || phase === "over";
@@ -61,6 +62,7 @@ export class Renderer {
       m.tv ? tvLobby(m, { aside: true }) : "");
     this.table.update(g, ctx);
     this.keys.rove(stage);
+    this.keys.keep(stage);
   }
 
   // The language and the rules under the scores (≡); under a round's or a game's results too,

@@ -93,6 +93,7 @@ export function applyEvent(g, msg, me) {
       Object.assign(g.round, { hands: msg.hands, pile: msg.pile, faceup: msg.faceup ?? null, setAside: msg.set_aside ?? 4 });
       g.points = msg.points ?? g.points;
       g.hand = sorted(msg.hand ?? "");
+      g.sel = []; // a new hand: a card chosen in the last one is not one of these
       break;
     case "turn":
       if (!r) break;
