@@ -113,13 +113,40 @@ def close_if_silent(greeted: Callable[[], bool], close: Callable[[int], object])
     return True
 
 
+class HelloTimer:
+    """The hello deadline's timer of one socket: ``close_if_silent`` ``hello_timeout_s`` seconds
+    after ``accept``. It holds nothing once it has fired or been cancelled (a socket's ending
+    keeps it for the socket's life: memory per socket)."""
+
+    __slots__ = ("handle",)
+
+    def __init__(
+        self, greeted: Callable[[], bool], close: Callable[[int], object], seconds: float
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        self.handle: asyncio.TimerHandle | None = loop.call_later(
+            seconds, self._due, greeted, close
+        )
+
+    def _due(self, greeted: Callable[[], bool], close: Callable[[int], object]) -> None:
+        self.handle = None
+        close_if_silent(greeted, close)
+
+    def when(self) -> float | None:
+        """When it fires (loop seconds), or None once it has fired or been cancelled."""
+        return None if self.handle is None else self.handle.when()
+
+    def cancel(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+
+
 def start_hello_deadline(
     greeted: Callable[[], bool],
     close: Callable[[int], object],
     settings: Settings,
-) -> asyncio.TimerHandle:
+) -> HelloTimer:
     """The timer the WebSocket endpoint starts after ``accept`` (and cancels when the socket
-    ends): ``close_if_silent`` ``hello_timeout_s`` seconds later. A timer, not a task: nothing
-    of it is kept once it has fired (memory per socket)."""
-    loop = asyncio.get_running_loop()
-    return loop.call_later(settings.hello_timeout_s, close_if_silent, greeted, close)
+    ends)."""
+    return HelloTimer(greeted, close, settings.hello_timeout_s)

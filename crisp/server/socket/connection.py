@@ -49,7 +49,7 @@ class Connection:
     )
 
     def __init__(self, ws: WebSocket, *, queue_max: int, rate: float, burst: int) -> None:
-        self.ws = ws
+        self.ws: WebSocket | None = ws  # the ASGI side; dropped where the direct path serves
         # The send queue: a list taken whole (cheaper per message than an asyncio.Queue, and per
         # socket than a deque's 760 bytes); None, queued by close(), ends it.
         self.queue: list[str | None] = []
@@ -71,10 +71,15 @@ class Connection:
 
     def start(self) -> None:
         self.loop = loop = asyncio.get_running_loop()
+        assert self.ws is not None
         self.direct = self.ws.scope.get("extensions", {}).get(EXTENSION, {}).get("socket")
         if self.direct is None:
             self.writer = loop.create_task(self._write())
-        elif self.queue:
+            return
+        # Sends and closes go through the direct path: the ASGI socket, its scope and the
+        # middlewares' copies of it are not kept for the socket's life (memory per socket).
+        self.ws = None
+        if self.queue:
             self._due()
 
     def send(self, text: str) -> None:
@@ -117,9 +122,13 @@ class Connection:
         self.queue = []
         if self.writer is not None:
             self.writer.cancel()
-        asyncio.get_running_loop().create_task(self._close_now(code))
+        if self.direct is not None:
+            self.direct.send_close(code)
+        else:
+            asyncio.get_running_loop().create_task(self._close_now(code))
 
     async def _close_now(self, code: int) -> None:
+        assert self.ws is not None
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.ws.close(code), 5)
 
@@ -143,7 +152,7 @@ class Connection:
             self.queue = []
             return
         if end:
-            self.writer = self._task(self._close_ws())
+            direct.send_close(self.close_code or 1000)
 
     def _take(self) -> tuple[list[str], bool]:
         """Everything queued, taken at once (what comes meanwhile waits for the next write), and
@@ -168,12 +177,14 @@ class Connection:
         self._flush()
 
     async def _close_ws(self) -> None:
+        assert self.ws is not None
         with contextlib.suppress(Exception):
             await self.ws.close(self.close_code or 1000)
 
     async def _write(self) -> None:
         """ASGI: each time it runs, everything queued as one frame (arrays) or a frame each."""
         ws = self.ws
+        assert ws is not None
         loop = asyncio.get_running_loop()
         try:
             while True:

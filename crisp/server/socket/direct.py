@@ -38,6 +38,11 @@ class DirectSocket(Protocol):
         """Write whole frames; False once the socket is closing or gone (nothing written)."""
         ...
 
+    def send_close(self, code: int) -> None:
+        """Close with ``code``, after what was written; nothing once the socket is closing or
+        gone."""
+        ...
+
     def deliver(self, receiver: Receiver | None) -> None:
         """From now on, hand each text message to ``receiver`` as it is parsed (once every
         message queued as an ASGI event before has been received), not to the ASGI ``receive``;

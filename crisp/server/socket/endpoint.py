@@ -73,9 +73,8 @@ async def endpoint(ws: WebSocket, code: str, hub: Hub) -> None:
         await conn.stop()
 
     if conn.direct is not None and conn.direct.detach(inbox.binary, ending):
-        # No suspended call kept for the socket's life, nor the handshake's headers (read only
-        # above): about 4 KB a socket (docs/performance.md, "The detached socket").
-        ws.scope["headers"] = []
+        # No suspended call kept for the socket's life, nor its scope (the connection sends
+        # and closes through the direct path): docs/performance.md, "The detached socket".
         return
     try:
         await _frames(ws, conn, room, hub)

@@ -430,6 +430,12 @@ class WebSocketProtocol(asyncio.Protocol):
         transport.write(data)
         return True
 
+    def send_close(self, code: int) -> None:
+        if self.proto.state is OPEN and not self.gone:
+            self.closing = True
+            self.proto.send_close(code)
+            self.flush()
+
     def deliver(self, receiver: Receiver | None) -> None:
         self.receiver = receiver
 

@@ -188,11 +188,28 @@ def test_the_hello_deadline_is_a_timer_due_after_the_setting() -> None:
         loop = asyncio.get_running_loop()
         timer = room_limits.start_hello_deadline(lambda: True, print, settings)
         due, now = timer.when(), loop.time()
+        assert due is not None
         timer.cancel()
         return due, now
 
     due, now = asyncio.run(run())
     assert 7.4 <= due - now <= 7.5
+
+
+def test_the_hello_deadline_holds_nothing_once_it_has_fired() -> None:
+    """A fired deadline closes a silent socket and lets go of its timer and callbacks (a
+    socket's ending keeps the deadline for the socket's life)."""
+
+    async def run() -> tuple[list[int], float | None]:
+        closed: list[int] = []
+        timer = room_limits.HelloTimer(lambda: False, closed.append, 0.0)
+        await asyncio.sleep(0)  # one turn of the loop: a zero timer is due
+        await asyncio.sleep(0)
+        return closed, timer.when()
+
+    closed, when = asyncio.run(run())
+    assert closed == [room_limits.CLOSE_HELLO_TIMEOUT]
+    assert when is None
 
 
 # -- JSON depth -----------------------------------------------------------------------------------
