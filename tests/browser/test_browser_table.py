@@ -56,7 +56,14 @@ def seat_phones(srv: Any, phones: list[Phone], names: list[str]) -> str:
         )
         phone.page.goto(f"/r/{host['code']}")
     for phone in phones:
-        expect(phone.loc('[data-test="member"][data-connected="true"]')).to_have_count(len(names))
+        try:
+            expect(phone.loc('[data-test="member"][data-connected="true"]')).to_have_count(
+                len(names)
+            )
+        except AssertionError as err:
+            reports = "\n".join(p.report() for p in phones)
+            server_log = "".join(srv.output[-40:])
+            raise AssertionError(f"{err}\n{reports}\nthe server's log:\n{server_log}") from None
     return str(host["code"])
 
 

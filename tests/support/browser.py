@@ -111,8 +111,33 @@ class Phone:
         self.page: Page = self.context.new_page()
         self.errors: list[str] = []
         self.refusals: list[str] = []
+        self.sockets: list[str] = []  # the page's WebSockets: opened, closed (for reports)
         self.page.on("console", self._console)
         self.page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
+        self.page.on("websocket", self._socket)
+
+    def _socket(self, ws: Any) -> None:
+        started = time.monotonic()
+        self.sockets.append(f"open {ws.url}")
+        ws.on(
+            "close",
+            lambda _ws: self.sockets.append(f"closed after {time.monotonic() - started:.1f} s"),
+        )
+
+    def report(self) -> str:
+        """What this phone shows and did, for a failing test's message: its address, the
+        lobby's members, its connection banner, its WebSockets and console errors."""
+        members = self.page.evaluate(
+            """() => [...document.querySelectorAll('[data-test="member"]')]
+                .map((m) => `${m.textContent.replace(/\s+/g, " ").trim()} connected=${m.dataset.connected}`)"""
+        )
+        banner = self.page.evaluate(
+            "() => document.querySelector('[data-test=\"conn\"]')?.textContent ?? null"
+        )
+        return (
+            f"{self.label}: {self.page.url}; members {members}; banner {banner!r}; "
+            f"sockets {self.sockets}; errors {self.errors}"
+        )
 
     def _console(self, msg: Any) -> None:
         url = msg.location.get("url", "")
