@@ -128,8 +128,8 @@ class Phone:
         """What this phone shows and did, for a failing test's message: its address, the
         lobby's members, its connection banner, its WebSockets and console errors."""
         members = self.page.evaluate(
-            """() => [...document.querySelectorAll('[data-test="member"]')]
-                .map((m) => `${m.textContent.replace(/\s+/g, " ").trim()} connected=${m.dataset.connected}`)"""
+            """() => [...document.querySelectorAll('[data-test="member"]')].map((m) =>
+                `${m.textContent.replace(/\\s+/g, " ").trim()} connected=${m.dataset.connected}`)"""
         )
         banner = self.page.evaluate(
             "() => document.querySelector('[data-test=\"conn\"]')?.textContent ?? null"
