@@ -261,7 +261,8 @@ class Settings(BaseSettings):
         gt=0,
         le=3600,
         description="a WebSocket that has sent nothing for this long (real seconds) is sent a "
-        "ping: one that speaks (a phone in a game answers its probes) is not pinged",
+        "ping: one that speaks (a phone in a game answers its probes) is not pinged; the "
+        "sockets are looked at every quarter of the shorter of this and ws_ping_timeout_s",
     )
     ws_ping_timeout_s: float = Field(
         20.0, gt=0, le=3600, description="a ping unanswered this long closes its socket (1011)"

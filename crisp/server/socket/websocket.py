@@ -14,7 +14,7 @@ outlives the app's call. What the protocol adds to RFC 6455:
 - a text message not in UTF-8 closes the socket with 1007, one line in the log;
 - a read is parsed in slices of ``READ_SLICE`` bytes, and the rest dropped once the socket is
   closing (a read of 256 KB of pings is ~43,000 frames);
-- keepalive pings only on a quiet socket (``keepalive.py``);
+- keepalive pings only on a quiet socket, by one sweep of the server's sockets (``keepalive.py``);
 - the handshake's request and headers are not kept: the frames are parsed by a fresh
   ``ServerProtocol`` started in the OPEN state (about 2 KB a socket, for the socket's life);
 - registered in uvicorn's ``server_state``: its ``shutdown()`` closes the socket with 1012, and
@@ -66,8 +66,6 @@ class SocketLimits:
         "control_flood",
         "control_rate",
         "max_size",
-        "ping_after",
-        "ping_timeout",
     )
 
     def __init__(self, settings: Settings) -> None:
@@ -75,13 +73,12 @@ class SocketLimits:
         self.control_rate = settings.ws_control_per_s
         self.control_burst = settings.ws_control_burst
         self.control_flood = settings.ws_control_flood
-        self.ping_after = settings.ws_ping_after_s
-        self.ping_timeout = settings.ws_ping_timeout_s
         self.close_timeout = settings.ws_close_timeout_s
 
 
 class WebSocketProtocol(asyncio.Protocol):
     limits: ClassVar[SocketLimits]
+    keepalive: ClassVar[Keepalive]  # the server's sweep
 
     __slots__ = (
         "app",
@@ -99,10 +96,12 @@ class WebSocketProtocol(asyncio.Protocol):
         "fragment_text",
         "fragments",
         "gone",
-        "keepalive",
+        "heard",
         "loop",
         "opened",
         "paused",
+        "ping_payload",
+        "pong_due",
         "proto",
         "reading_paused",
         "receiver",
@@ -140,7 +139,9 @@ class WebSocketProtocol(asyncio.Protocol):
         self.fragment_text = False
         self.control: TokenBucket | None = None  # made at the first ping or pong
         self.control_refused = 0
-        self.keepalive: Keepalive | None = None
+        self.heard = 0.0  # when the peer last sent anything (loop time): the keepalive's
+        self.ping_payload: bytes | None = None  # the keepalive's ping waiting for its pong
+        self.pong_due = 0.0
         self.close_timer: asyncio.TimerHandle | None = None
         self.closing = False  # the server has sent its close frame (or failed the socket)
         self.paused = False  # the transport's buffer is full
@@ -156,9 +157,7 @@ class WebSocketProtocol(asyncio.Protocol):
         if not self.opened:
             self.before_open(data)
             return
-        keepalive = self.keepalive
-        if keepalive is not None:
-            keepalive.heard = self.loop.time()
+        self.heard = self.loop.time()
         transport = self.transport
         assert transport is not None
         for i in range(0, len(data), READ_SLICE):
@@ -175,8 +174,7 @@ class WebSocketProtocol(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.gone = True
         self.server_state.connections.discard(self)
-        if self.keepalive is not None:
-            self.keepalive.stop()
+        self.keepalive.remove(self)
         if self.close_timer is not None:
             self.close_timer.cancel()
             self.close_timer = None
@@ -256,11 +254,7 @@ class WebSocketProtocol(asyncio.Protocol):
         self.proto = ServerProtocol(state=State.OPEN, max_size=self.limits.max_size)
         self.request = self.response = None
         self.opened = True
-        limits = self.limits
-        if limits.ping_after > 0:
-            self.keepalive = Keepalive(
-                self.loop, limits.ping_after, limits.ping_timeout, self.ping, self.ping_expired
-            )
+        self.keepalive.add(self, self.loop)
         early, self.early = self.early, None
         for data in early or ():
             self.data_received(data)
@@ -288,8 +282,7 @@ class WebSocketProtocol(asyncio.Protocol):
                 control += 1
             elif opcode is OP_PONG:
                 control += 1
-                if self.keepalive is not None:
-                    self.keepalive.pong(bytes(frame.data))
+                Keepalive.pong(self, bytes(frame.data))
             elif opcode is OP_CLOSE:
                 self.disconnected(Close.parse(frame.data).code)
         within = self.spend(control) if control else True
@@ -556,6 +549,9 @@ class WebSocketProtocol(asyncio.Protocol):
 
 def websocket_protocol(settings: Settings) -> type[WebSocketProtocol]:
     """The ``ws=`` class of one server: its limits read once from ``settings``."""
+    keepalive = Keepalive(settings.ws_ping_after_s, settings.ws_ping_timeout_s)
     return type(
-        "CrispWebSocket", (WebSocketProtocol,), {"limits": SocketLimits(settings), "__slots__": ()}
+        "CrispWebSocket",
+        (WebSocketProtocol,),
+        {"limits": SocketLimits(settings), "keepalive": keepalive, "__slots__": ()},
     )

@@ -51,10 +51,12 @@ def test_text_frames_of_every_length_parse_back_to_their_texts() -> None:
 
 
 class FakeSocket:
-    """A guarded protocol's direct path: its writes kept, its buffer full until ``drain``."""
+    """A guarded protocol's direct path: its writes kept, its buffer full until ``drain``, the
+    code of its close."""
 
     def __init__(self) -> None:
         self.writes: list[bytes] = []
+        self.closed_with: int | None = None
         self.writable = asyncio.Event()
         self.writable.set()
         self.open = True
@@ -69,6 +71,10 @@ class FakeSocket:
         if self.open:
             self.writes.append(data)
         return self.open
+
+    def send_close(self, code: int) -> None:
+        if self.open:
+            self.closed_with = code
 
 
 class FakeWs:
@@ -105,7 +111,9 @@ def test_a_writer_offered_the_direct_path_writes_what_is_queued_in_one_write() -
             assert conn.writer is None  # no task of its own: a callback at the end of the turn
             conn.close(1000)
             await conn.finish()
-            assert len(socket.writes) == 1 and ws.sent == [] and ws.closed_with == 1000
+            # written and closed through the direct path, not the ASGI socket
+            assert len(socket.writes) == 1 and socket.closed_with == 1000
+            assert ws.sent == [] and ws.closed_with is None
             payloads = [bytes(f.data).decode() for f in parse(socket.writes[0])]
             want = ['[{"n":1},{"n":2},{"n":3}]'] if arrays else ['{"n":1}', '{"n":2}', '{"n":3}']
             assert payloads == want
@@ -146,7 +154,7 @@ def test_a_socket_that_is_closing_closes_the_connection_and_takes_nothing_more()
         await asyncio.sleep(0)
         assert conn.closed and socket.writes == []
         conn.send('{"n":2}')  # nothing more is queued; the reader sees the socket go
-        assert conn.queue == [] and ws.closed_with is None
+        assert conn.queue == [] and ws.closed_with is None and socket.closed_with is None
 
     asyncio.run(main())
 

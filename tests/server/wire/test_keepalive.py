@@ -1,7 +1,9 @@
 """Keepalive pings only on a quiet socket (crisp/server/socket/keepalive.py, ``ws_ping_after_s``):
 a peer that sent anything within the interval is not pinged (a phone in a game answers its
 probes every few seconds), a silent one is pinged, and closed with 1011 if its pong does not
-come within ``ws_ping_timeout_s``. The pong is read from websockets' frame events."""
+come within ``ws_ping_timeout_s``; one sweep of the server looks at every socket a quarter of
+the shorter duration apart, so each is a quarter late at most. The pong is read from websockets'
+frame events."""
 
 from __future__ import annotations
 
@@ -34,11 +36,15 @@ class FakeLoop:
         return timer
 
     def advance(self, seconds: float) -> None:
-        self.now += seconds
-        for timer in sorted(self.timers, key=lambda t: t.at):
-            if timer.at <= self.now and not timer.cancelled:
-                self.timers.remove(timer)
-                timer.callback()
+        """Every timer due within ``seconds`` fires at its time, in order (those it schedules
+        too), then the clock stands at the end."""
+        end = self.now + seconds
+        while due := [t for t in self.timers if not t.cancelled and t.at <= end]:
+            timer = min(due, key=lambda t: t.at)
+            self.timers.remove(timer)
+            self.now = timer.at
+            timer.callback()
+        self.now = end
 
     def pending(self) -> list[FakeTimer]:
         return [t for t in self.timers if not t.cancelled]
@@ -54,46 +60,85 @@ class FakeTimer:
         self.cancelled = True
 
 
-def keepalive(loop: FakeLoop) -> tuple[Keepalive, list[bytes], list[str]]:
-    pings: list[bytes] = []
-    expired: list[str] = []
-    alive = Keepalive(loop, 20, 10, pings.append, lambda: expired.append("expired"))  # type: ignore[arg-type]
-    return alive, pings, expired
+class Peer:
+    """A socket as the sweep sees it, recording its pings and its expiry."""
+
+    def __init__(self) -> None:
+        self.heard = 0.0
+        self.ping_payload: bytes | None = None
+        self.pong_due = 0.0
+        self.pings: list[bytes] = []
+        self.expired = 0
+
+    def ping(self, payload: bytes) -> None:
+        self.pings.append(payload)
+
+    def ping_expired(self) -> None:
+        self.expired += 1
+
+
+def sweep(loop: FakeLoop, peers: int = 1) -> tuple[Keepalive, list[Peer]]:
+    """A sweep of interval 20 s and timeout 10 s (a look every 2.5 s) with ``peers`` sockets
+    opened at the fake loop's now."""
+    alive = Keepalive(20, 10)
+    made = [Peer() for _ in range(peers)]
+    for peer in made:
+        alive.add(peer, loop)  # type: ignore[arg-type]
+    return alive, made
 
 
 def test_a_socket_heard_within_the_interval_is_not_pinged_until_an_interval_after() -> None:
     loop = FakeLoop()
-    alive, pings, _ = keepalive(loop)
+    _alive, (peer,) = sweep(loop)
     loop.advance(15)
-    alive.heard = loop.now  # it spoke 15 s in
-    loop.advance(5)  # the first check: it spoke 5 s ago
-    assert pings == []
-    assert [t.at - loop.now for t in loop.pending()] == [15]  # 20 s after it spoke
-    loop.advance(15)
-    assert len(pings) == 1
+    peer.heard = loop.now  # it spoke 15 s in
+    loop.advance(5)  # 20 s after the open: it spoke 5 s ago
+    assert peer.pings == []
+    loop.advance(12.5)  # 17.5 s after it spoke
+    assert peer.pings == []
+    loop.advance(2.5)  # 20 s after
+    assert len(peer.pings) == 1
 
 
 def test_a_silent_socket_is_pinged_and_its_pong_restarts_the_interval() -> None:
     loop = FakeLoop()
-    alive, pings, expired = keepalive(loop)
+    alive, (peer,) = sweep(loop)
     loop.advance(20)
-    assert len(pings) == 1 and len(pings[0]) == 4
-    alive.pong(b"another")  # not the awaited payload: ignored
-    assert [t.at - loop.now for t in loop.pending()] == [10]  # the pong's deadline
-    alive.pong(pings[0])
-    assert [t.at - loop.now for t in loop.pending()] == [20]  # the next interval
-    loop.advance(20)
-    assert len(pings) == 2
-    assert expired == []
+    assert len(peer.pings) == 1 and len(peer.pings[0]) == 4
+    Keepalive.pong(peer, b"another")  # type: ignore[arg-type]  # not the awaited payload
+    assert peer.ping_payload == peer.pings[0]
+    peer.heard = loop.now  # the pong's frame was heard
+    Keepalive.pong(peer, peer.pings[0])  # type: ignore[arg-type]
+    assert peer.ping_payload is None
+    loop.advance(17.5)
+    assert len(peer.pings) == 1  # quiet since the pong for less than the interval
+    loop.advance(2.5)
+    assert len(peer.pings) == 2
+    assert peer.expired == 0
+    assert alive.timer is not None
 
 
-def test_a_ping_unanswered_within_the_timeout_expires() -> None:
+def test_a_ping_unanswered_within_the_timeout_expires_within_a_step() -> None:
     loop = FakeLoop()
-    _alive, pings, expired = keepalive(loop)
+    _alive, (peer,) = sweep(loop)
     loop.advance(20)
-    loop.advance(10)
-    assert len(pings) == 1 and expired == ["expired"]
-    assert loop.pending() == []
+    loop.advance(7.5)
+    assert peer.expired == 0
+    loop.advance(2.5)  # 10 s after the ping
+    assert len(peer.pings) == 1 and peer.expired == 1
+    assert peer.ping_payload is None
+
+
+def test_one_timer_serves_every_socket_and_stops_with_the_last() -> None:
+    loop = FakeLoop()
+    alive, peers = sweep(loop, peers=3)
+    assert len(loop.pending()) == 1
+    loop.advance(20)
+    assert [len(p.pings) for p in peers] == [1, 1, 1]
+    assert len(loop.pending()) == 1
+    for peer in peers:
+        alive.remove(peer)  # type: ignore[arg-type]
+    assert loop.pending() == [] and alive.timer is None
 
 
 async def waiting_app(scope: Any, receive: Any, send: Any) -> None:
@@ -107,12 +152,11 @@ def test_what_the_peer_sends_counts_as_heard(tmp_path: Path) -> None:
     async def main() -> None:
         pair = SocketPair(waiting_app, Settings(data_dir=tmp_path, ws_ping_after_s=20))
         await pair.open()
-        alive = pair.server.keepalive
-        assert alive is not None
-        alive.heard = 0.0
+        server = pair.server
+        server.heard = 0.0
         pair.text("hello")
-        assert abs(alive.heard - asyncio.get_running_loop().time()) < 1
-        alive.stop()
+        assert abs(server.heard - asyncio.get_running_loop().time()) < 1
+        server.keepalive.remove(server)
 
     asyncio.run(main())
 
@@ -123,13 +167,13 @@ def test_the_protocol_pings_a_silent_peer_and_closes_it_1011_without_a_pong(
     async def main() -> None:
         pair = SocketPair(waiting_app, Settings(data_dir=tmp_path, ws_ping_after_s=20))
         await pair.open()
-        alive = pair.server.keepalive
-        assert alive is not None
-        alive.heard -= 25
-        alive.check()
+        server = pair.server
+        now = asyncio.get_running_loop().time()
+        server.heard = now - 25
+        server.keepalive.check(server, now)
         (ping,) = pair.pump()
-        assert ping.opcode is Opcode.PING and ping.data == alive.payload
-        alive.expire()
+        assert ping.opcode is Opcode.PING and ping.data == server.ping_payload
+        server.keepalive.check(server, now + server.keepalive.timeout)  # no pong by then
         (close,) = pair.pump()
         assert close.opcode is Opcode.CLOSE and Close.parse(close.data).code == 1011
         assert pair.transport.closed
@@ -141,16 +185,17 @@ def test_the_pong_of_the_peer_is_read_from_its_frame(tmp_path: Path) -> None:
     async def main() -> None:
         pair = SocketPair(waiting_app, Settings(data_dir=tmp_path, ws_ping_after_s=20))
         await pair.open()
-        alive = pair.server.keepalive
-        assert alive is not None
-        alive.heard -= 25
-        alive.check()
-        payload = alive.payload
+        server = pair.server
+        now = asyncio.get_running_loop().time()
+        server.heard = now - 25
+        server.keepalive.check(server, now)
+        payload = server.ping_payload
         assert payload is not None
         pair.client.send_pong(payload)
         pair.send(pair.client_sends())
-        assert alive.payload is None  # answered: the next check an interval on
+        assert server.ping_payload is None  # answered: quiet again from now
+        assert server.heard >= now
         assert pair.server.proto.state is State.OPEN
-        alive.stop()
+        server.keepalive.remove(server)
 
     asyncio.run(main())
