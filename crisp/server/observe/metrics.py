@@ -94,13 +94,18 @@ class Metrics:
             registry=r,
         )
         r.register(_Rooms(hub))
+        # the counter of each game, looked up once (``labels`` costs more than the ``inc``)
+        self._applied: dict[str, Any] = {}
         self._gc_start = 0.0
         self._lag: asyncio.Task[None] | None = None
 
     # -- the hooks of the hot path ---------------------------------------------------------------
 
     def applied(self, game: str) -> None:
-        self.actions.labels(game).inc()
+        counter = self._applied.get(game)
+        if counter is None:
+            counter = self._applied[game] = self.actions.labels(game)
+        counter.inc()
 
     def refused(self, code: str) -> None:
         self.refusals.labels(code).inc()

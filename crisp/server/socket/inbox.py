@@ -53,14 +53,18 @@ class Inbox:
         self.hub = hub
         self.room = room
         self.conn = conn
-        self.waiting: list[str] = []  # messages that came while the room was held, in order
+        # messages that came while the room was held, in order (None: none, the usual case)
+        self.waiting: list[str] | None = None
         self.task: asyncio.Task[None] | None = None  # the one that handles them
 
     def __call__(self, text: str) -> None:
         if self.conn.closed or not admitted(self.conn, self.room):
             return
-        if self.waiting or not self.hub.receive_now(self.room, self.conn, text):
-            self.waiting.append(text)
+        waiting = self.waiting
+        if waiting is not None:
+            waiting.append(text)
+        elif not self.hub.receive_now(self.room, self.conn, text):
+            self.waiting = [text]
             if self.task is None:
                 self.task = asyncio.get_running_loop().create_task(self._in_order())
 
@@ -71,18 +75,19 @@ class Inbox:
 
     async def _in_order(self) -> None:
         try:
-            while self.waiting and not self.conn.closed:
-                await self.hub.receive(self.room, self.conn, self.waiting[0])
-                del self.waiting[0]
+            while (waiting := self.waiting) and not self.conn.closed:
+                await self.hub.receive(self.room, self.conn, waiting[0])
+                del waiting[0]
         except Exception:  # a bug: the next message of the socket starts again
             log.exception("room %s: a waiting message failed", self.room.code)
         finally:
-            self.waiting = []
+            self.waiting = None
             self.task = None
 
     async def stop(self) -> None:
         """At the socket's end: until the message being handled is done, the rest dropped."""
         task = self.task
         if task is not None and not task.done():
-            self.waiting[1:] = []
+            if self.waiting is not None:
+                self.waiting[1:] = []
             await asyncio.wait([task])

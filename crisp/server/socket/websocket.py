@@ -135,7 +135,7 @@ class WebSocketProtocol(asyncio.Protocol):
         self.receiver: Receiver | None = None
         self.detached: tuple[Binary, Ending] | None = None
         self.ended = False  # the disconnect has been told (event or ending)
-        self.fragments: list[bytes] = []
+        self.fragments: list[bytes] | None = None  # a fragmented message's parts so far
         self.fragment_text = False
         self.control: TokenBucket | None = None  # made at the first ping or pong
         self.control_refused = 0
@@ -317,11 +317,12 @@ class WebSocketProtocol(asyncio.Protocol):
     def message_part(self, frame: Frame) -> None:
         opcode = frame.opcode
         if opcode is OP_CONT:
+            assert self.fragments is not None  # websockets refuses a continuation of nothing
             self.fragments.append(bytes(frame.data))
             if not frame.fin:
                 return
             data: bytes | bytearray | memoryview = b"".join(self.fragments)
-            self.fragments = []
+            self.fragments = None
             is_text = self.fragment_text
         elif not frame.fin:
             self.fragments = [bytes(frame.data)]

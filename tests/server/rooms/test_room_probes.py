@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import random
+import statistics
 from pathlib import Path
 
 import pytest
 from roomkit import FakePhone, Kit
 
-from crisp.server.rooms.latency import RoundTrips, near
+from crisp.server.rooms.latency import RoundTrips, median_of, near
 
 SEED = 5
 
@@ -116,3 +117,14 @@ def test_a_slow_start_is_forgotten_once_three_round_trips_agree() -> None:
     rt.answered(rt.sent(5.0), 5.003)
     assert rt.settled() and rt.samples == pytest.approx([0.004, 0.005, 0.003])
     assert rt.median() == pytest.approx(0.004)
+
+
+def test_the_median_of_round_trips_is_the_statistics_median() -> None:
+    """The probes' median (an odd count: the middle; an even one: the mean of the two middle
+    ones), against the standard library's, on lists of every length the settings allow."""
+    rng = random.Random(5)
+    for n in range(1, 33):
+        values = [rng.uniform(0.0, 0.5) for _ in range(n)]
+        assert median_of(values) == statistics.median(values)
+    assert median_of([0.3, 0.1]) == 0.2
+    assert median_of([0.3, 0.1, 0.2]) == 0.2

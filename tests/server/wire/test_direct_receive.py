@@ -137,13 +137,13 @@ def test_the_inbox_keeps_messages_in_order_while_the_room_is_held(tmp_path: Path
         await room.lock.acquire()
         inbox(json.dumps({"type": "hello", "token": token}))
         inbox(json.dumps({"type": "ping", "n": 1}))
-        assert conn.sent == [] and len(inbox.waiting) == 2  # nothing handled while it is held
+        assert conn.sent == [] and len(inbox.waiting or ()) == 2  # nothing handled while it is held
         room.lock.release()
         inbox(json.dumps({"type": "bogus"}))  # free now, but behind the two waiting
-        assert len(inbox.waiting) == 3
+        assert len(inbox.waiting or ()) == 3
         assert inbox.task is not None
         await inbox.task
-        assert inbox.task is None and inbox.waiting == []
+        assert inbox.task is None and inbox.waiting is None
         direct = json.dumps({"type": "hello", "token": token})
         assert kit.hub.receive_now(room, conn, direct)  # free and nothing waits: at once
         return [m["type"] + ":" + m.get("about", "") for m in conn.sent]
