@@ -58,15 +58,15 @@ async def endpoint(ws: WebSocket, code: str, hub: Hub) -> None:
     )
     conn.start()
     room.conns.add(conn)
-    inbox = Inbox(hub, room, conn)
+    # the hello deadline (docs/limits.md): the inbox cancels it at the hello or the end
+    deadline = room_limits.start_hello_deadline(lambda: conn.greeted, conn.close, settings)
+    inbox = Inbox(hub, room, conn, deadline)
     if conn.direct is not None:  # the server hands text messages over as they are parsed
         conn.direct.deliver(inbox)
-    deadline = room_limits.start_hello_deadline(lambda: conn.greeted, conn.close, settings)
 
     async def ending() -> None:
         if conn.direct is not None:
             conn.direct.deliver(None)
-        deadline.cancel()  # the hello deadline (docs/limits.md)
         await inbox.stop()
         await hub.disconnected(room, conn)
         await conn.finish()  # flush the last error and close frame
@@ -77,14 +77,14 @@ async def endpoint(ws: WebSocket, code: str, hub: Hub) -> None:
         # and closes through the direct path): docs/performance.md, "The detached socket".
         return
     try:
-        await _frames(ws, conn, room, hub)
+        await _frames(ws, conn, room, inbox)
     except WebSocketDisconnect:
         pass
     finally:
         await ending()
 
 
-async def _frames(ws: WebSocket, conn: Connection, room: Room, hub: Hub) -> None:
+async def _frames(ws: WebSocket, conn: Connection, room: Room, inbox: Inbox) -> None:
     """The messages that come as ASGI events: all of them without the direct path; with it,
     those queued before the inbox was given, binary ones, and the disconnect."""
     while not conn.closed:
@@ -95,4 +95,5 @@ async def _frames(ws: WebSocket, conn: Connection, room: Room, hub: Hub) -> None
         if text is None:
             refuse_binary(conn, room)
         elif admitted(conn, room):
-            await hub.receive(room, conn, text)
+            await inbox.hub.receive(room, conn, text)
+            inbox.handled()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from crisp.server.limits.room_limits import HelloTimer
 from crisp.server.rooms.hub import Hub
 from crisp.server.rooms.room import Room
 from crisp.server.socket.connection import Connection
@@ -47,12 +48,16 @@ def refuse_binary(conn: Connection, room: Room) -> None:
 class Inbox:
     """The receiver the endpoint gives its socket (``DirectSocket.deliver``)."""
 
-    __slots__ = ("conn", "hub", "room", "task", "waiting")
+    __slots__ = ("conn", "deadline", "hub", "room", "task", "waiting")
 
-    def __init__(self, hub: Hub, room: Room, conn: Connection) -> None:
+    def __init__(
+        self, hub: Hub, room: Room, conn: Connection, deadline: HelloTimer | None = None
+    ) -> None:
         self.hub = hub
         self.room = room
         self.conn = conn
+        # the socket's hello deadline, cancelled once it said hello (nothing of it kept then)
+        self.deadline = deadline
         # messages that came while the room was held, in order (None: none, the usual case)
         self.waiting: list[str] | None = None
         self.task: asyncio.Task[None] | None = None  # the one that handles them
@@ -67,6 +72,15 @@ class Inbox:
             self.waiting = [text]
             if self.task is None:
                 self.task = asyncio.get_running_loop().create_task(self._in_order())
+        elif self.deadline is not None:
+            self.handled()
+
+    def handled(self) -> None:
+        """A message was handled: once the socket has said hello, its deadline is over."""
+        deadline = self.deadline
+        if deadline is not None and self.conn.greeted:
+            deadline.cancel()
+            self.deadline = None
 
     def binary(self, _data: bytes) -> None:
         """A detached socket's binary message (``DirectSocket.detach``)."""
@@ -78,6 +92,7 @@ class Inbox:
             while (waiting := self.waiting) and not self.conn.closed:
                 await self.hub.receive(self.room, self.conn, waiting[0])
                 del waiting[0]
+                self.handled()
         except Exception:  # a bug: the next message of the socket starts again
             log.exception("room %s: a waiting message failed", self.room.code)
         finally:
@@ -85,7 +100,11 @@ class Inbox:
             self.task = None
 
     async def stop(self) -> None:
-        """At the socket's end: until the message being handled is done, the rest dropped."""
+        """At the socket's end: the deadline cancelled; until the message being handled is done,
+        the rest dropped."""
+        if self.deadline is not None:
+            self.deadline.cancel()
+            self.deadline = None
         task = self.task
         if task is not None and not task.done():
             if self.waiting is not None:

@@ -18,6 +18,7 @@ from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from crisp.server.limits.room_limits import HelloTimer
 from crisp.server.settings import Settings
 from crisp.server.socket.connection import Connection
 from crisp.server.socket.direct import EXTENSION
@@ -167,3 +168,39 @@ def test_the_inbox_refuses_over_the_rate_as_the_asgi_path_does(tmp_path: Path) -
     codes = [m.get("code") for m in sent if m["type"] == "error"]
     assert codes.count("rate_limited") == 1, codes  # the first of a run is answered, once
     assert codes.count("unauthorized") == 2, codes  # the two within the burst were handled
+
+
+def test_the_hello_deadline_is_cancelled_at_the_hello_and_at_the_end(tmp_path: Path) -> None:
+    """docs/limits.md, the hello deadline: nothing of it is kept once the socket has said hello,
+    whether the hello was handled at once or waited for its held room; a socket that ends
+    without one has it cancelled by its end."""
+
+    async def main() -> list[bool]:
+        kit = Kit(tmp_path)
+        room = kit.hub.create_room()
+        _, token = room.join("Ana")
+        hello = json.dumps({"type": "hello", "token": token})
+        cancelled: list[bool] = []
+        for held in (False, True):
+            conn = Recorded()
+            room.conns.add(conn)
+            deadline = HelloTimer(lambda conn=conn: conn.greeted, conn.close, 60)
+            inbox = Inbox(kit.hub, room, conn, deadline)
+            inbox(json.dumps({"type": "ping", "n": 1}))  # no hello yet: the deadline stands
+            assert deadline.when() is not None
+            if held:
+                await room.lock.acquire()
+            inbox(hello)
+            if held:
+                assert deadline.when() is not None  # waiting with its message
+                room.lock.release()
+                assert inbox.task is not None
+                await inbox.task
+            cancelled.append(deadline.when() is None and inbox.deadline is None)
+        silent = Inbox(kit.hub, room, Recorded(), HelloTimer(lambda: False, print, 60))
+        timer = silent.deadline
+        await silent.stop()
+        cancelled.append(timer is not None and timer.when() is None)
+        return cancelled
+
+    assert asyncio.run(main()) == [True, True, True]
