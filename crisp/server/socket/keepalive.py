@@ -47,11 +47,13 @@ class Keepalive:
         self.timer: asyncio.TimerHandle | None = None
 
     def add(self, socket: Pingable, loop: asyncio.AbstractEventLoop) -> None:
+        if loop is not self.loop:  # a server's first socket, or a new loop (the old one ended)
+            self.sockets = set()
+            self.loop, self.timer = loop, None
         socket.heard = loop.time()
         socket.ping_payload = None
         self.sockets.add(socket)
         if self.timer is None:
-            self.loop = loop
             self.timer = loop.call_later(self.step, self.sweep)
 
     def remove(self, socket: Pingable) -> None:

@@ -87,6 +87,18 @@ def sweep(loop: FakeLoop, peers: int = 1) -> tuple[Keepalive, list[Peer]]:
     return alive, made
 
 
+def test_a_new_loop_starts_the_sweep_anew() -> None:
+    """Sockets of a loop that has ended are not swept on the next one (a server restarted in
+    the same process, a test's next loop): the new loop gets a timer of its own."""
+    old, new = FakeLoop(), FakeLoop()
+    alive, _ = sweep(old)
+    peer = Peer()
+    alive.add(peer, new)  # type: ignore[arg-type]
+    assert len(new.pending()) == 1 and alive.sockets == {peer}
+    new.advance(20)
+    assert len(peer.pings) == 1
+
+
 def test_a_socket_heard_within_the_interval_is_not_pinged_until_an_interval_after() -> None:
     loop = FakeLoop()
     _alive, (peer,) = sweep(loop)
