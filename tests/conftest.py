@@ -20,3 +20,16 @@ def pg_server():  # type: ignore[no-untyped-def]
     server = PgServer().start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def network_for_containers(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """A module marked ``containers`` holds the machine's network alone for its whole life, its
+    images and stacks included (tests/support/netlock.py): no browser test runs meanwhile."""
+    if request.node.get_closest_marker("containers") is None:
+        yield
+        return
+    from netlock import network
+
+    with network(alone=True):
+        yield

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from browser import ARGS, CHROMIUM, Phone
+from netlock import network
 from playwright.sync_api import sync_playwright
 from serverproc import ServerProcess
 
@@ -57,3 +58,11 @@ def server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
     yield start
     for srv in started:
         srv.stop()
+
+
+@pytest.fixture(autouse=True)
+def network_shared() -> Iterator[None]:
+    """A browser test shares the machine's network with the others, never with containers
+    starting or stopping (tests/support/netlock.py)."""
+    with network(alone=False):
+        yield

@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
 
-from browser import CHROMIUM, TIMEOUT_MS, assert_clean
+from browser import CHROMIUM, TIMEOUT_MS, assert_clean, text_now, usable_now
 from crisps_fake import CODE, FakeCrispsRoom, pages
 from playwright.sync_api import Locator, Page, expect
 from statichost import StaticHost
@@ -99,10 +99,6 @@ def button(where: Page | Locator, name: str | re.Pattern[str]) -> Locator:
     return where.get_by_role("button", name=name, exact=isinstance(name, str))
 
 
-def usable(target: Locator) -> bool:
-    return bool(target.count()) and target.first.is_enabled()
-
-
 class KeyPlayer:
     """Reaches a control by the keys a keyboard user has (Tab and Shift+Tab, the skip link, the
     arrow keys, Home and End within the hand), then presses Enter; counts every press."""
@@ -180,15 +176,17 @@ class KeyPlayer:
         chosen = "".join(r for r, pressed in self.cards() if pressed)
         assert chosen == play, f"chose {chosen!r} for {play!r}"
 
-    def act(self, target: Locator, limit: int = 40) -> None:
+    def act(self, target: Locator, limit: int = 40) -> bool:
         """Focus the move ``target`` and press Enter: from the hand the next tab stop is the
-        first move; from elsewhere the skip link."""
+        first move; from elsewhere the skip link. False when the move went away first (the
+        table moved on: a timer, the bot)."""
         for _ in range(limit):
-            expect(target).to_be_enabled()
+            if not usable_now(target):
+                return False
             if self.holds_focus(target):
                 self.press("Enter")
                 self.decisions += 1
-                return
+                return True
             if self.holds_focus(self.skip):
                 self.press("Enter")
             else:
@@ -225,9 +223,8 @@ def decide(player: KeyPlayer, page: Page) -> str:
     is due, the lowest single when leading, the lowest play that follows when following, else a
     pass. Returns what was done ("" when nothing was due)."""
     take = button(player.moves, re.compile(r"^Take the face-up "))
-    if usable(take):
-        player.act(take.first)
-        return "draw"
+    if usable_now(take):
+        return "draw" if player.act(take.first) else ""
     lead = status(page, "Your lead: play any combination.")
     follow = status(page, FOLLOW)
     if not lead.count() and not follow.count():
@@ -237,16 +234,14 @@ def decide(player: KeyPlayer, page: Page) -> str:
     if lead.count():
         play: str | None = hand[0]
     else:
-        told = FOLLOW.fullmatch(follow.first.inner_text().strip())
+        told = FOLLOW.fullmatch(text_now(follow).strip())
         if told is None:  # the status line moved on meanwhile
             return ""
         play = lowest_follow(hand, *play_told(told[1]))
     if play is None:
-        player.act(button(player.moves, "Pass"))
-        return "pass"
+        return "pass" if player.act(button(player.moves, "Pass")) else ""
     player.choose(play)
-    player.act(button(player.moves, re.compile(r"^Play: ")))
-    return "play"
+    return "play" if player.act(button(player.moves, re.compile(r"^Play: "))) else ""
 
 
 def told_as(action: dict[str, Any]) -> re.Pattern[str]:

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
 
-from browser import CHROMIUM, TIMEOUT_MS, assert_clean, card_code, value
+from browser import CHROMIUM, TIMEOUT_MS, assert_clean, card_code, text_now, usable_now, value
 from playwright.sync_api import Locator, Page, expect
 
 pytestmark = pytest.mark.skipif(
@@ -62,7 +62,7 @@ class KeyPlayer:
         False when it went away first. A card: back from the moves (the hand is the tab stop
         before them), then the arrow keys. A move: the skip link when Tab meets it."""
         for _ in range(limit):
-            if not target.count() or not target.is_enabled():
+            if not usable_now(target):
                 return False
             if self.focused(target):
                 self.press("Enter")
@@ -86,35 +86,31 @@ def button(page: Page, name: str | re.Pattern[str]) -> Locator:
     return page.get_by_role("button", name=name, exact=isinstance(name, str))
 
 
-def usable(target: Locator) -> bool:
-    return bool(target.count()) and target.first.is_visible() and target.first.is_enabled()
-
-
 def play_a_turn(player: KeyPlayer, page: Page, turns: int) -> int:
     """One decision if there is one now: Next round, Ready, Crisp (after three turns of the
     round), Draw, then swap a card under 5 into the left slot, else use a King or Jack, else
     discard. Returns the round's turns so far."""
-    if usable(button(page, "Next round")):
+    if usable_now(button(page, "Next round")):
         player.act(button(page, "Next round"))
         return 0
-    if usable(button(page, "Ready")):
+    if usable_now(button(page, "Ready")):
         player.act(button(page, "Ready"))
         return turns
     crisp = button(page, re.compile(r"^Crisp!"))
-    if turns >= 3 and usable(crisp) and "called" not in (crisp.first.inner_text() or ""):
+    if turns >= 3 and usable_now(crisp) and "called" not in text_now(crisp):
         player.act(crisp.first)
         return turns
-    if usable(button(page, "Draw")):
+    if usable_now(button(page, "Draw")):
         if not player.act(button(page, "Draw")):
             return turns
         held = page.get_by_role("img", name=re.compile(r"^You hold: "))
         expect(held).to_be_visible()
         card = card_code((held.get_attribute("aria-label") or "").split(": ", 1)[1])
         left = player.hand.get_by_role("button", name=re.compile(r"^Your left card"))
-        if card[0] == "K" and usable(button(page, "Use the King")):
+        if card[0] == "K" and usable_now(button(page, "Use the King")):
             player.act(button(page, "Use the King"))
             return turns
-        if card[0] == "J" and usable(button(page, "Use the Jack")):
+        if card[0] == "J" and usable_now(button(page, "Use the Jack")):
             player.act(button(page, "Use the Jack"))
         elif value(card) < 5 and card[0] not in "JQK":
             expect(left).to_be_enabled()

@@ -29,6 +29,8 @@ from wsclient import Player
 
 from crisp.engine.crisp.record import replay
 
+pytestmark = pytest.mark.containers  # tests/support/netlock.py
+
 DOMAIN = "localhost"  # Caddy serves it with a certificate of its own internal CA
 CA_PATH = "/data/caddy/pki/authorities/local/root.crt"  # in Caddy's data volume
 OPTIONS = {"type": "options", "limit": 50, "timer": None, "take_discard": False}

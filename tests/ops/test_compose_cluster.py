@@ -23,6 +23,8 @@ from pgserver import free_port
 
 from crisp.engine.crisp.record import replay, stream
 
+pytestmark = pytest.mark.containers  # tests/support/netlock.py
+
 OPTIONS = {"type": "options", "limit": 50, "timer": None, "take_discard": False}
 GAME_S = 300.0  # real seconds a game may take at the clock's real speed, on a loaded machine
 # A dead node's rooms are served again within CRISP_LEASE_S (4 s) after its last renewal (every

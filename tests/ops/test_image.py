@@ -28,6 +28,8 @@ from wsclient import Client, Player
 
 from crisp.engine.crisp.record import replay
 
+pytestmark = pytest.mark.containers  # tests/support/netlock.py
+
 TAG = "localhost/crisp:test"
 SPEED = 20.0  # game seconds per real second
 GAME_OVER_S = 180.0  # real seconds a whole game may take on a loaded machine

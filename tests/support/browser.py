@@ -78,6 +78,27 @@ def device(playwright: Any, name: str) -> dict[str, Any]:
     return {k: v for k, v in playwright.devices[name].items() if k != "default_browser_type"}
 
 
+USABLE = """(els) => {
+  const el = els[0];
+  if (!el || !el.getClientRects().length) return false;
+  if (getComputedStyle(el).visibility === "hidden") return false;
+  return !el.matches(":disabled") && !el.closest('[aria-disabled="true"]');
+}"""
+
+
+def usable_now(target: Locator) -> bool:
+    """Whether the first element ``target`` matches is shown and enabled, in one look that does
+    not wait. Two looks (``count()``, then ``is_enabled()``) race the page: an element gone
+    between them makes the second wait for it until the timeout."""
+    return bool(target.evaluate_all(USABLE))
+
+
+def text_now(target: Locator) -> str:
+    """The text of the first element ``target`` matches ("" when there is none), without
+    waiting for one."""
+    return str(target.evaluate_all("(els) => (els[0] ? els[0].innerText : '')"))
+
+
 class Phone:
     """One emulated phone: its own browser context (storage, locale), one page, and every console
     error and uncaught exception of that page."""
