@@ -115,8 +115,8 @@ def close_if_silent(greeted: Callable[[], bool], close: Callable[[int], object])
 
 class HelloTimer:
     """The hello deadline's timer of one socket: ``close_if_silent`` ``hello_timeout_s`` seconds
-    after ``accept``. It holds nothing once it has fired or been cancelled (a socket's ending
-    keeps it for the socket's life: memory per socket)."""
+    after ``accept``, cancelled by the socket's inbox at its hello or its end. It holds nothing
+    once it has fired or been cancelled (memory per socket)."""
 
     __slots__ = ("handle",)
 

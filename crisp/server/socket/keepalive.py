@@ -8,7 +8,7 @@ of a phone in a game (its probes' answers) proves it alive at no cost.
 
 One timer per server looks at every open socket each ``step`` (a quarter of the shorter of the
 two durations), rather than a timer per socket: a socket keeps three fields and no timer handle or
-callback of its own (memory per socket; rescheduling 8,000 timers was also CPU). So a quiet socket
+callback of its own (memory per socket: docs/performance.md). So a quiet socket
 is pinged between ``interval`` and ``interval + step`` after it was last heard, and one that does
 not answer closes between ``timeout`` and ``timeout + step`` after its ping."""
 
