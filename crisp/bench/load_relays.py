@@ -288,39 +288,26 @@ def run_relay(
     """One relay row: the same traffic as the game's human-pace run, through ``kind``. The
     durable relay's database is ``relay.sqlite3`` in ``store_dir`` (default: a temporary
     directory, removed after)."""
-    if kind != DURABLE:
-        return measure_relay(kind, traffic, warmup, seconds, env, server_core, None)
     with tempfile.TemporaryDirectory(prefix="crisp-relay-") as tmp:
-        db_file = (store_dir or Path(tmp)) / "relay.sqlite3"
-        row = measure_relay(kind, traffic, warmup, seconds, env, server_core, db_file)
-        row["store"] = store_figures(db_file)
+        db_file = (store_dir or Path(tmp)) / "relay.sqlite3" if kind == DURABLE else None
+        server = Server(relay_argv(kind, db_file), env, server_core)
+        try:
+            time.sleep(0.5)
+            rss_empty = mem_kb(server.pid, "VmRSS")
+            window, rss_open = asyncio.run(
+                drive(server.port, server.pid, kind, traffic, warmup, seconds)
+            )
+            peak = mem_kb(server.pid, "VmHWM")
+        finally:
+            server.stop()
+        row: dict[str, Any] = {
+            "relay": kind,
+            "rooms": traffic.rooms,
+            **window.to_json(),
+            "server_rss_open_mb": round(rss_open / 1024, 1),
+            "server_peak_rss_mb": round(peak / 1024, 1),
+            "kb_per_room": round((rss_open - rss_empty) / traffic.rooms, 1),
+        }
+        if db_file is not None:
+            row["store"] = store_figures(db_file)
         return row
-
-
-def measure_relay(
-    kind: str,
-    traffic: Traffic,
-    warmup: float,
-    seconds: float,
-    env: dict[str, str],
-    server_core: set[int] | None,
-    db_file: Path | None,
-) -> dict[str, Any]:
-    server = Server(relay_argv(kind, db_file), env, server_core)
-    try:
-        time.sleep(0.5)
-        rss_empty = mem_kb(server.pid, "VmRSS")
-        window, rss_open = asyncio.run(
-            drive(server.port, server.pid, kind, traffic, warmup, seconds)
-        )
-        peak = mem_kb(server.pid, "VmHWM")
-    finally:
-        server.stop()
-    return {
-        "relay": kind,
-        "rooms": traffic.rooms,
-        **window.to_json(),
-        "server_rss_open_mb": round(rss_open / 1024, 1),
-        "server_peak_rss_mb": round(peak / 1024, 1),
-        "kb_per_room": round((rss_open - rss_empty) / traffic.rooms, 1),
-    }

@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 from browser import ARGS, CHROMIUM, Phone
+from crisps_fake import pages
 from netlock import network
 from playwright.sync_api import sync_playwright
 from serverproc import ServerProcess
+from statichost import StaticHost
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +68,10 @@ def network_shared() -> Iterator[None]:
     starting or stopping (tests/support/netlock.py)."""
     with network(alone=False):
         yield
+
+
+@pytest.fixture(scope="module")
+def host() -> Iterator[StaticHost]:
+    """The client's files served with a stand-in Crisps! room (tests/support/crisps_fake.py)."""
+    with StaticHost(pages()) as h:
+        yield h

@@ -26,7 +26,7 @@ pytest.importorskip("playwright.sync_api", reason="Python Playwright is not inst
 
 from axe import TAGS, Violation, blocking, report, run
 from browser import CHROMIUM, TIMEOUT_MS, Phone, TapPlayer, play_until
-from crisps_fake import CODE, FakeCrispsRoom, pages
+from crisps_fake import CODE, DECK, ENDS, FakeCrispsRoom, pages
 from paths import TESTS
 from playwright.sync_api import expect
 from seeded import fixed_deck, fixed_first_dealer
@@ -53,11 +53,6 @@ CRISP_SCREENS = (
 )
 CRISPS_SCREENS = ("home", "lobby", "howto", "table", "tv", "follow", "roundend", "gameover")
 SCREENS = [("crisp", s) for s in CRISP_SCREENS] + [("crisps", s) for s in CRISPS_SCREENS]
-# Crisps!: seat 0 leads a single 1, seat 1 follows; ENDS: seat 0 goes out at once (a round end).
-HAND0 = "1334555689XX"
-HAND1 = "111222234666"
-DECK = HAND0 + HAND1 + "7999" + "8" + "344577788XX"
-ENDS = "112233445566" * 2 + "789X" + "7" + "77888999XXX"
 
 # WCAG 2.0 A/AA and 2.1 A/AA: tests/support/axe.py's tags and wcag21a, where axe files
 # label-content-name-mismatch (2.5.3 Label in Name).

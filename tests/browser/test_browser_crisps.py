@@ -31,31 +31,21 @@ import pytest
 from axe import blocking, gradient_contrast, report, run
 from browser import Phone, assert_clean, wait_until
 from crisp_cmd import crisp
-from crisps_fake import CODE, FakeCrispsRoom, pages
+from crisps_fake import CODE, DECK, HAND0, HAND1, FakeCrispsRoom
 from leakcheck_crisps import check_stream, strip_server
 from playwright.sync_api import expect
-from statichost import StaticHost
 from wsclient import messages_of
 
 from crisp.engine.crisps.options import CrispsOptions
 
 # A stacked deck (CS-DEAL: 12 cards each, 4 set aside, 1 face up, the pile top first): seat 0
 # holds 1334555689XX, seat 1 111222234666; 7999 are set aside, 8 is face up, the pile 3445777…
-HAND0 = "1334555689XX"
-HAND1 = "111222234666"
-DECK = HAND0 + HAND1 + "7999" + "8" + "344577788XX"
 VIEWPORTS = {
     "320x658": {"width": 320, "height": 658},
     "844x390": {"width": 844, "height": 390},
     "320x568": {"width": 320, "height": 568},
     "1280x800": {"width": 1280, "height": 800},
 }
-
-
-@pytest.fixture
-def host() -> Any:
-    with StaticHost(pages()) as h:
-        yield h
 
 
 def fake_phone(

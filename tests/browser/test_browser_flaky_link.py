@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
 
-from browser import CHROMIUM, TIMEOUT_MS, Phone, assert_clean
+from browser import CHROMIUM, TIMEOUT_MS, Phone, assert_clean, practice
 from delaylink import DelayLink
 from playwright.sync_api import WebSocketRoute, expect
 
@@ -104,13 +104,9 @@ class Link:
         return sum(1 for m in sock.sent if m.get("type") == "act" and m.get("do") == action)
 
 
-def practice(phone: Phone, bots: int = 1) -> None:
+def practice_to_draw(phone: Phone, bots: int = 1) -> None:
     """A game against bots, on the phone; Ready, then the phone's first draw is due."""
-    phone.page.goto("/")
-    phone.page.fill("#name", "Ana")
-    phone.page.select_option("#practice-bots", str(bots))
-    phone.tap("#practice")
-    expect(phone.loc('[data-test="hand"]')).to_be_visible()
+    practice(phone, bots)
     phone.tap(phone.action("ready"))
     expect(phone.action("draw")).to_be_enabled(timeout=60_000)
 
@@ -164,7 +160,7 @@ def test_a_draw_whose_connection_died_is_sent_again_and_applied_once(
     ana = phones(srv, "Pixel 7", "ana")
     link = Link()
     ana.page.route_web_socket(re.compile(r"/ws/"), link.route)
-    practice(ana)
+    practice_to_draw(ana)
     first = link.now
     first.drop_acts = True
     ana.tap(ana.action("draw"))
@@ -190,7 +186,7 @@ def test_a_resent_action_already_applied_is_taken_as_done_not_refused(
     ana = phones(srv, "Pixel 7", "ana")
     link = Link()
     ana.page.route_web_socket(re.compile(r"/ws/"), link.route)
-    practice(ana)
+    practice_to_draw(ana)
     first = link.now
     first.deaf = True
     ana.tap(ana.action("draw"))
@@ -218,7 +214,7 @@ def test_a_swap_shows_it_is_on_its_way_at_once_and_says_when_slow(
     ana = phones(srv, device, "ana", **options)
     link = Link()
     ana.page.route_web_socket(re.compile(r"/ws/"), link.route)
-    practice(ana)
+    practice_to_draw(ana)
     ana.tap(ana.action("draw"))
     expect(ana.action("discard")).to_be_enabled()
     link.now.holding = True
@@ -247,7 +243,7 @@ def test_a_crisp_call_stays_on_screen_until_it_is_applied(server: Any, phones: A
     ana = phones(srv, "Pixel 7", "ana")
     link = Link()
     ana.page.route_web_socket(re.compile(r"/ws/"), link.route)
-    practice(ana)
+    practice_to_draw(ana)
     ana.tap(ana.action("draw"))
     ana.tap(ana.action("discard"))
     crisp = ana.action("crisp")
@@ -276,7 +272,7 @@ def test_a_dead_link_is_told_within_2_s_while_an_answer_is_awaited(
     ana = phones(srv, device, "ana", **options)
     link = Link()
     ana.page.route_web_socket(re.compile(r"/ws/"), link.route)
-    practice(ana)
+    practice_to_draw(ana)
     link.now.deaf = True
     watch(ana, '[data-test="conn"]')
     ana.tap(ana.action("draw"))
@@ -298,7 +294,7 @@ def test_a_dead_link_is_told_within_a_few_seconds_while_idle(server: Any, phones
     ana = phones(srv, "Pixel 7", "ana")
     link = Link()
     ana.page.route_web_socket(re.compile(r"/ws/"), link.route)
-    practice(ana)
+    practice_to_draw(ana)
     ana.page.evaluate(
         "() => { window.__seenAt = null; new MutationObserver(() => {"
         " if (window.__seenAt == null && document.querySelector('[data-test=conn]'))"
@@ -341,7 +337,7 @@ def test_the_crisp_countdown_ends_a_one_way_delay_early_on_a_slow_link(
     with DelayLink(srv.base, one_way) as link:
         ana = phones(SimpleNamespace(base=link.base), "Pixel 7", "ana")
         ana.page.add_init_script(ARRIVALS)
-        practice(ana)
+        practice_to_draw(ana)
         ana.page.evaluate(
             "() => { window.__crisp = []; new MutationObserver(() => {"
             " const on = Boolean(document.querySelector('[data-action=crisp]'));"
@@ -384,7 +380,9 @@ def test_a_late_crisp_call_is_refused_in_plain_words(server: Any, phones: Any) -
     ana = phones(srv, "Pixel 7", "ana")
     link = Link()
     ana.page.route_web_socket(re.compile(r"/ws/"), link.route)
-    practice(ana, bots=2)  # the next seat's turn is not this one's: the call is late, not stale
+    practice_to_draw(
+        ana, bots=2
+    )  # the next seat's turn is not this one's: the call is late, not stale
     ana.tap(ana.action("draw"))
     ana.tap(ana.action("discard"))
     crisp = ana.action("crisp")

@@ -17,9 +17,8 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
 
 from browser import CHROMIUM, TIMEOUT_MS, assert_clean, text_now, usable_now
-from crisps_fake import CODE, FakeCrispsRoom, pages
+from crisps_fake import CODE, FakeCrispsRoom
 from playwright.sync_api import Locator, Page, expect
-from statichost import StaticHost
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason=f"{CHROMIUM} is absent (apt-get install chromium)"
@@ -304,12 +303,6 @@ def test_a_whole_game_of_crisps_by_keyboard_alone(server: Any, phones: Any) -> N
     assert player.decisions == done["play"] + done["pass"] + done["draw"]
     assert per <= PRESSES_PER_DECISION
     assert_clean([ana])
-
-
-@pytest.fixture
-def host() -> Any:
-    with StaticHost(pages()) as h:
-        yield h
 
 
 def test_a_new_deal_starts_with_nothing_chosen(phones: Any, host: Any) -> None:

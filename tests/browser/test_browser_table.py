@@ -30,6 +30,7 @@ from browser import (
     assert_clean,
     card_name,
     play_until,
+    practice,
     wait_until,
 )
 from playwright.sync_api import expect
@@ -190,14 +191,6 @@ def test_a_whole_game_by_taps_in_three_languages_tells_every_move(server: Any, p
 
 
 # -- 2. the connection ------------------------------------------------------------------------
-
-
-def practice(phone: Phone, bots: int = 1) -> None:
-    phone.page.goto("/")
-    phone.page.fill("#name", "Ana")
-    phone.page.select_option("#practice-bots", str(bots))
-    phone.tap("#practice")
-    expect(phone.loc('[data-test="hand"]')).to_be_visible()
 
 
 def test_offline_shows_the_banner_disables_moves_and_resyncs(server: Any, phones: Any) -> None:

@@ -13,10 +13,8 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
 
 from browser import CHROMIUM, TIMEOUT_MS, Phone, assert_clean
-from crisps_fake import pages
 from playwright.sync_api import expect
 from screens import shot
-from statichost import StaticHost
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason=f"{CHROMIUM} is absent (apt-get install chromium)"
@@ -37,12 +35,6 @@ ALIGNED = """() => {
   }
   return out;
 }"""
-
-
-@pytest.fixture(scope="module")
-def host() -> Any:
-    with StaticHost(pages()) as h:
-        yield h
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

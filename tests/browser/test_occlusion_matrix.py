@@ -21,13 +21,12 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
 
-from browser import CHROMIUM, TIMEOUT_MS, Phone, TapPlayer, assert_clean, play_until
-from crisps_fake import CODE, FakeCrispsRoom, pages
+from browser import CHROMIUM, TIMEOUT_MS, Phone, TapPlayer, assert_clean, play_until, practice
+from crisps_fake import CODE, DECK, ENDS, FakeCrispsRoom
 from occlusion import PROTECTED, occluded
 from paths import TESTS
 from playwright.sync_api import expect
 from seeded import fixed_deck, fixed_first_dealer
-from statichost import StaticHost
 from wholewords import broken_words
 
 pytestmark = pytest.mark.skipif(
@@ -137,11 +136,7 @@ def test_crisp_nothing_covers_what_each_state_depends_on(server: Any, phones: An
     cards, the opponents' cards, the pile or the header's title, in any view of the matrix."""
     srv = server(queen_seed(), clock_speed=0.15)  # the look: 67 real s
     ana = guided(phones, srv, "crisp")
-    ana.page.goto("/")
-    ana.page.fill("#name", "Ana")
-    ana.page.select_option("#practice-bots", "1")
-    ana.tap("#practice")
-    expect(ana.loc('[data-test="hand"]')).to_be_visible()
+    practice(ana)
     found: dict[str, list[str]] = {}
     if ana.action("ready").count():
         guide_shown(ana)
@@ -172,11 +167,7 @@ def test_crisp_round_results_leave_next_round_in_sight(server: Any, phones: Any)
     nothing (no guide, no toast), in every view of the matrix; the guide is gone with its state."""
     srv = server(queen_seed(), clock_speed=4.0)
     ana = guided(phones, srv, "crisp-results")
-    ana.page.goto("/")
-    ana.page.fill("#name", "Ana")
-    ana.page.select_option("#practice-bots", "1")
-    ana.tap("#practice")
-    expect(ana.loc('[data-test="hand"]')).to_be_visible()
+    practice(ana)
     player = TapPlayer(ana, crisp_after=1)
     play_until([player], lambda: player.visible('[data-action="continue"]'))
     expect(ana.loc('[data-test="guide"]')).to_have_count(0)
@@ -186,18 +177,6 @@ def test_crisp_round_results_leave_next_round_in_sight(server: Any, phones: Any)
     assert not found, "\n".join(f"{k}: {v}" for k, v in found.items())
     ana.errors = [e for e in ana.errors if "navigator.vibrate" not in e]
     assert_clean([ana])
-
-
-HAND0 = "1334555689XX"
-HAND1 = "111222234666"
-DECK = HAND0 + HAND1 + "7999" + "8" + "344577788XX"
-ENDS = "112233445566" * 2 + "789X" + "7" + "77888999XXX"  # seat 0 goes out at once
-
-
-@pytest.fixture(scope="module")
-def host() -> Any:
-    with StaticHost(pages()) as h:
-        yield h
 
 
 def test_crisps_nothing_covers_what_each_state_depends_on(phones: Any, host: Any) -> None:

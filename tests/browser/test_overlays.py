@@ -12,24 +12,14 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
 
 from browser import CHROMIUM, TIMEOUT_MS, Phone, assert_clean
-from crisps_fake import CODE, FakeCrispsRoom, pages
+from crisps_fake import CODE, DECK, FakeCrispsRoom
 from playwright.sync_api import expect
 from screens import MIN_TARGET, shot
-from statichost import StaticHost
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason=f"{CHROMIUM} is absent (apt-get install chromium)"
 )
 expect.set_options(timeout=TIMEOUT_MS)
-
-
-DECK = "1334555689XX" + "111222234666" + "7999" + "8" + "344577788XX"
-
-
-@pytest.fixture(scope="module")
-def host() -> Any:
-    with StaticHost(pages()) as h:
-        yield h
 
 
 SIZES = {"320x568": {"width": 320, "height": 568}, "390x844": {"width": 390, "height": 844}}

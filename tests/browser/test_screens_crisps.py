@@ -14,26 +14,14 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
 
 from browser import CHROMIUM, TIMEOUT_MS, Phone, assert_clean
-from crisps_fake import CODE, FakeCrispsRoom, pages
+from crisps_fake import CODE, DECK, ENDS, FakeCrispsRoom
 from playwright.sync_api import expect
 from screens import SIZES, problems, shot
-from statichost import StaticHost
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason=f"{CHROMIUM} is absent (apt-get install chromium)"
 )
 expect.set_options(timeout=TIMEOUT_MS)
-
-HAND0 = "1334555689XX"
-HAND1 = "111222234666"
-DECK = HAND0 + HAND1 + "7999" + "8" + "344577788XX"
-ENDS = "112233445566" * 2 + "789X" + "7" + "77888999XXX"  # seat 0 goes out at once
-
-
-@pytest.fixture(scope="module")
-def host() -> Any:
-    with StaticHost(pages()) as h:
-        yield h
 
 
 def phone_at(

@@ -9,21 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser import Phone, assert_clean
+from browser import assert_clean, practice
 from playwright.sync_api import expect
 
 LOCALES = {"en": "en-US", "fr": "fr-FR", "ja": "ja-JP"}
 LOOK = {"en": "Ready", "fr": "Prêt", "ja": "準備OK"}
 HOWTO = {"en": "Crisp in 60 seconds", "fr": "Crisp en 60 secondes", "ja": "60秒でわかるCrisp"}
 READY = {"en": "You are ready.", "fr": "Tu es prêt.", "ja": "準備OKです。"}
-
-
-def practice(phone: Phone, bots: int = 1) -> None:
-    phone.page.goto("/")
-    phone.page.fill("#name", "Ana")
-    phone.page.select_option("#practice-bots", str(bots))
-    phone.tap("#practice")
-    expect(phone.loc('[data-test="hand"]')).to_be_visible()
 
 
 @pytest.mark.parametrize("lang", list(LOCALES))

@@ -78,6 +78,16 @@ def device(playwright: Any, name: str) -> dict[str, Any]:
     return {k: v for k, v in playwright.devices[name].items() if k != "default_browser_type"}
 
 
+def practice(phone: Phone, bots: int = 1) -> None:
+    """From the front door, a practice game of Crisp against ``bots`` bots, as Ana: until the
+    table shows her hand."""
+    phone.page.goto("/")
+    phone.page.fill("#name", "Ana")
+    phone.page.select_option("#practice-bots", str(bots))
+    phone.tap("#practice")
+    expect(phone.loc('[data-test="hand"]')).to_be_visible()
+
+
 USABLE = """(els) => {
   const el = els[0];
   if (!el || !el.getClientRects().length) return false;

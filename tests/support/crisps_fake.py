@@ -24,6 +24,13 @@ SHELL = (ROOT / "crisp" / "templates" / "index.html").read_text(encoding="utf-8"
 MANIFEST = (ROOT / "crisp" / "static" / "manifest.webmanifest").read_text(encoding="utf-8")
 CODE = "ACFHJKMNQRWX"
 
+# The stacked decks the browser tests deal: ``DECK`` gives seat 0 ``HAND0`` and seat 1 ``HAND1``
+# (CS-DEAL: positions 1-12 and 13-24); with ``ENDS`` seat 0 goes out at once.
+HAND0 = "1334555689XX"
+HAND1 = "111222234666"
+DECK = HAND0 + HAND1 + "7999" + "8" + "344577788XX"
+ENDS = "112233445566" * 2 + "789X" + "7" + "77888999XXX"
+
 
 def pages() -> dict[str, str]:
     """The StaticHost pages: the shell at / and at the room's link."""

@@ -173,16 +173,22 @@ def test_what_the_peer_sends_counts_as_heard(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+async def pinged(tmp_path: Path) -> tuple[SocketPair, float]:
+    """An open socket quiet for 25 s, looked at by the sweep now (so pinged), and that now."""
+    pair = SocketPair(waiting_app, Settings(data_dir=tmp_path, ws_ping_after_s=20))
+    await pair.open()
+    now = asyncio.get_running_loop().time()
+    pair.server.heard = now - 25
+    pair.server.keepalive.check(pair.server, now)
+    return pair, now
+
+
 def test_the_protocol_pings_a_silent_peer_and_closes_it_1011_without_a_pong(
     tmp_path: Path,
 ) -> None:
     async def main() -> None:
-        pair = SocketPair(waiting_app, Settings(data_dir=tmp_path, ws_ping_after_s=20))
-        await pair.open()
+        pair, now = await pinged(tmp_path)
         server = pair.server
-        now = asyncio.get_running_loop().time()
-        server.heard = now - 25
-        server.keepalive.check(server, now)
         (ping,) = pair.pump()
         assert ping.opcode is Opcode.PING and ping.data == server.ping_payload
         server.keepalive.check(server, now + server.keepalive.timeout)  # no pong by then
@@ -195,12 +201,8 @@ def test_the_protocol_pings_a_silent_peer_and_closes_it_1011_without_a_pong(
 
 def test_the_pong_of_the_peer_is_read_from_its_frame(tmp_path: Path) -> None:
     async def main() -> None:
-        pair = SocketPair(waiting_app, Settings(data_dir=tmp_path, ws_ping_after_s=20))
-        await pair.open()
+        pair, now = await pinged(tmp_path)
         server = pair.server
-        now = asyncio.get_running_loop().time()
-        server.heard = now - 25
-        server.keepalive.check(server, now)
         payload = server.ping_payload
         assert payload is not None
         pair.client.send_pong(payload)
