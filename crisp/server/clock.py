@@ -8,10 +8,13 @@ import asyncio
 import heapq
 import itertools
 import time
-from collections.abc import Awaitable, Callable
-from typing import Protocol
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
 
-Wake = Callable[[], Awaitable[None]]
+#: A timer's callback: it does its work at once and returns None, or returns a coroutine for
+#: what must wait (a lock, a commit), which the clock runs as a task. Most wakes find their room
+#: free and need no task: a task costs more than the work of a typical wake.
+Wake = Callable[[], Coroutine[Any, Any, None] | None]
 
 
 class Timer(Protocol):
@@ -26,7 +29,7 @@ class Clock(Protocol):
         """Seconds since the epoch (for expiry and the stored times)."""
 
     def call_at(self, when: float, wake: Wake) -> Timer:
-        """Run ``wake()`` at monotonic time ``when``."""
+        """Run ``wake()`` at monotonic time ``when`` (and the coroutine it returns, if any)."""
 
 
 class LoopClock:
@@ -52,14 +55,14 @@ class LoopClock:
         return time.time()
 
     def call_at(self, when: float, wake: Wake) -> Timer:
-        loop = self._running()
+        return self._running().call_at(when, self._fire, wake)
 
-        def fire() -> None:
-            task: asyncio.Task[None] = loop.create_task(wake())  # type: ignore[arg-type]
+    def _fire(self, wake: Wake) -> None:
+        rest = wake()
+        if rest is not None:  # kept until done: the loop holds only a weak reference to a task
+            task = self._running().create_task(rest)
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
-
-        return loop.call_at(when, fire)
 
 
 class _Entry:
@@ -102,7 +105,9 @@ class ManualClock:
         while (when := self.next_timer()) is not None and when <= t:
             _, _, entry = heapq.heappop(self._heap)
             self.t = max(self.t, when)
-            await entry.wake()
+            rest = entry.wake()
+            if rest is not None:
+                await rest
             # then the loop's ready callbacks, as between two real timers (group commit flushes
             # a turn's batch with call_soon: without this, a jump would run timer after timer
             # with nothing stored or sent in between)

@@ -242,12 +242,14 @@ class Settings(BaseSettings):
     )
     http_backlog: int = Field(2048, ge=16, description="the listening socket's backlog")
     gc_thresholds: str = Field(
-        "50000,50,100",
+        "3000,50,100",
         pattern=r"^[0-9]{1,9},[0-9]{1,6},[0-9]{1,6}$",
         description="the garbage collector's three thresholds (gc.set_threshold) for "
-        "`crisp serve`: with thousands of sockets a full collection walks every long-lived "
-        "object (about 1 s at 1,000 rooms of 8) and stalls every room; Python's default is "
-        "700,10,10; 0,0,0 turns the collector off (docs/performance.md)",
+        "`crisp serve`: young passes of a few thousand objects (about a millisecond each), whose "
+        "survivors the policy freezes (gc_freeze_s); with thousands of sockets a full "
+        "collection walks every long-lived object (about 1 s at 1,000 rooms of 8) and stalls "
+        "every room; Python's default is 700,10,10; 0,0,0 turns the collector off "
+        "(docs/performance.md)",
     )
     ws_control_per_s: float = Field(
         2, gt=0, description="WebSocket ping and pong frames a second a connection may send"
@@ -283,25 +285,27 @@ class Settings(BaseSettings):
         "e.g. a refused foreign Origin), then one line counting the dropped",
     )
     gc_freeze_s: float = Field(
-        5.0,
+        0.5,
         ge=0,
         description="seconds between the collector's freezes (gc.freeze: what is alive then is "
         "never walked again, so no pass grows with the number of sockets); 0: no freezes "
         "(docs/performance.md, the collector)",
     )
     gc_freeze_generation: int = Field(
-        0,
+        1,
         ge=-1,
         le=1,
-        description="the generation collected just before each freeze, so that young garbage "
-        "is freed rather than frozen: 0 the youngest, 1 both young ones, -1 none",
+        description="the generation collected just before a freeze when the collector's own "
+        "passes found garbage since the last one (cycles are being made), so that it is freed "
+        "rather than frozen: 1 both young ones (everything made since the last freeze), 0 the "
+        "youngest, -1 none; when they found none, the freeze comes without a collection",
     )
     gc_pause_target_ms: float = Field(
         8.0,
         ge=0,
-        description="the longest young pass the freezes aim for: a pass over it halves the "
-        "time to the next freeze (down to CRISP_GC_FREEZE_MIN_S), one under a quarter of it "
-        "doubles it (up to CRISP_GC_FREEZE_S); 0: freeze every CRISP_GC_FREEZE_S",
+        description="the longest collection before a freeze that the freezes aim for: one over "
+        "it halves the time to the next freeze (down to CRISP_GC_FREEZE_MIN_S), one under a "
+        "quarter of it doubles it (up to CRISP_GC_FREEZE_S); 0: freeze every CRISP_GC_FREEZE_S",
     )
     gc_freeze_min_s: float = Field(
         0.25, gt=0, description="the shortest time between two freezes of the collector"

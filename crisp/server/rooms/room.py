@@ -23,7 +23,7 @@ import functools
 import logging
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from crisp.server.clock import Clock, GameClock, Timer
@@ -390,18 +390,33 @@ class Room(Committing):
             self.timer = self.clock.call_at(max(when, self.retry_at), self._wake)
         self._plan_probes()
 
-    async def _wake(self) -> None:
+    def _wake(self) -> Coroutine[Any, Any, None] | None:
+        """The room's timer: what is due, at once if no one holds the room (as a message is
+        handled, hub.py), else once the holder is done."""
+        if self.lock.locked():
+            return self._wake_when_free()
+        self._due_now()
+        wait = self.settled()
+        if wait is not None:
+            wait.add_done_callback(self._quietly_landed)
+        return None
+
+    async def _wake_when_free(self) -> None:
         async with self.lock:
-            try:
-                self.tick()
-            except Refused as err:
-                if err.code != "unavailable":  # a failed write is logged where it failed
-                    log.warning("room %s: a deadline was not applied: %s", self.code, err.message)
-            except Exception:
-                log.exception("room %s: a deadline failed", self.code)
-            finally:
-                self._plan()
+            self._due_now()
         await self.quietly_settled()
+
+    def _due_now(self) -> None:
+        """Apply what is due (the room held), then plan the next wake-up."""
+        try:
+            self.tick()
+        except Refused as err:
+            if err.code != "unavailable":  # a failed write is logged where it failed
+                log.warning("room %s: a deadline was not applied: %s", self.code, err.message)
+        except Exception:
+            log.exception("room %s: a deadline failed", self.code)
+        finally:
+            self._plan()
 
     async def quietly_settled(self) -> None:
         """Wait for the commit of what is pending. A failure has no one to tell, and is logged
@@ -414,6 +429,14 @@ class Room(Committing):
             await wait
         except Refused as err:
             log.debug("room %s: a change was not stored: %s", self.code, err.message)
+
+    def _quietly_landed(self, wait: asyncio.Future[None]) -> None:
+        """``quietly_settled`` as the commit's callback, for a wake that needed no task."""
+        err = None if wait.cancelled() else wait.exception()
+        if isinstance(err, Refused):
+            log.debug("room %s: a change was not stored: %s", self.code, err.message)
+        elif err is not None:
+            log.error("room %s: a commit failed with %r", self.code, err)
 
     # -- round trips (R-WINDOW-LAG, latency.py) -------------------------------------------------
 
@@ -445,11 +468,21 @@ class Room(Committing):
         if conn in self.conns and not conn.closed:
             self.probes.probe(conn)
 
-    async def _probe_wake(self) -> None:
+    def _probe_wake(self) -> Coroutine[Any, Any, None] | None:
+        """The probes' timer: at once if no one holds the room, else once the holder is done."""
+        if self.lock.locked():
+            return self._probe_wake_when_free()
+        self._probe_due()
+        return None
+
+    async def _probe_wake_when_free(self) -> None:
         async with self.lock:
-            self.probe_timer = None
-            if self._probing():
-                self._probe_all()
+            self._probe_due()
+
+    def _probe_due(self) -> None:
+        self.probe_timer = None
+        if self._probing():
+            self._probe_all()
 
     def probe_ack(self, conn: Peer, n: int) -> None:
         """A phone's answer to probe ``n``."""

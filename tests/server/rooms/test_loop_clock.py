@@ -64,3 +64,55 @@ def test_loop_clock_follows_a_new_loop_once_the_old_one_is_closed() -> None:
     asyncio.run(main())
     assert len(seen) == 2 and seen[0] is not seen[1]
     assert clock._loop is seen[1]
+
+
+def test_a_wake_with_nothing_to_wait_for_runs_in_the_timer_without_a_task() -> None:
+    """A room's timer that finds the room free does its work in the timer's callback: no task
+    is made (a task cost more than a typical wake's work)."""
+    clock = LoopClock()
+    seen: list[asyncio.Task[object] | None] = []
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        fired = asyncio.Event()
+
+        def wake() -> None:
+            seen.append(asyncio.current_task())
+            fired.set()
+
+        tasks = len(asyncio.all_tasks())
+        clock.call_at(loop.time(), wake)
+        await asyncio.wait_for(fired.wait(), 5)
+        return len(asyncio.all_tasks()) - tasks
+
+    assert asyncio.run(main()) == 0
+    assert seen == [None]
+
+
+def test_a_wake_that_must_wait_has_its_rest_run_as_a_task_kept_until_done() -> None:
+    """A wake that returns a coroutine (its room held) has it run to its end as a task that the
+    clock keeps (the loop holds only a weak reference), and forgets once done."""
+    clock = LoopClock()
+    steps: list[str] = []
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        free = asyncio.Event()
+        done = asyncio.Event()
+
+        async def rest() -> None:
+            task = asyncio.current_task()
+            steps.append("kept" if task in clock._tasks else "lost")
+            await free.wait()
+            steps.append("ran")
+            done.set()
+
+        clock.call_at(loop.time(), rest)
+        await asyncio.sleep(0.01)
+        assert steps == ["kept"]
+        free.set()
+        await asyncio.wait_for(done.wait(), 5)
+        await asyncio.sleep(0)
+
+    asyncio.run(main())
+    assert steps == ["kept", "ran"] and not clock._tasks

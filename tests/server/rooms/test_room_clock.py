@@ -264,3 +264,27 @@ def test_recovery_after_a_crash_times_no_one_out(tmp_path: Path) -> None:
         assert ben.of("timeout")
 
     run(main())
+
+
+def test_a_deadline_due_while_the_room_is_held_is_applied_once_it_is_free(tmp_path: Path) -> None:
+    """R-TIMEOUT under the room's lock: a timer that finds the room held (a join awaiting the
+    store, say) waits for it, as a message does, and then applies the deadline at its own time."""
+
+    async def main() -> None:
+        kit = Kit(tmp_path, fixed_seed=SEED)
+        room, phones = await kit.table(["Ana", "Ben", "Cleo"], options=TIMED)
+        for p in phones:
+            await p.act("ready")
+        turn = phones[0].last("turn")
+        await kit.advance(29.999)
+        await room.lock.acquire()
+        advancing = asyncio.ensure_future(kit.advance(0.001))
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert phones[1].of("timeout") == [] and not advancing.done()
+        room.lock.release()
+        await advancing
+        timeout = phones[1].last("timeout")
+        assert timeout["seat"] == turn["seat"] and timeout["t"] == turn["deadline"]
+
+    run(main())

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import weakref
+from collections.abc import Callable
+from typing import Literal
 
 import pytest
 from pydantic import ValidationError
@@ -19,6 +21,7 @@ class FakeCollector:
     def __init__(self) -> None:
         self.calls: list[str] = []
         self.frozen = 0
+        self.callbacks: list[Callable[[Literal["start", "stop"], dict[str, int]], object]] = []
 
     def collect(self, generation: int = 2) -> int:
         self.calls.append(f"collect {generation}")
@@ -49,6 +52,45 @@ def test_gc_policy_collects_the_young_then_freezes_while_rooms_are_open() -> Non
         p.tick()
         assert p.collector.calls == [*first, "freeze", *first, "freeze"]  # type: ignore[attr-defined]
         assert p.freezes == 2 and p.full == 0
+
+
+def test_gc_policy_freezes_without_collecting_when_the_young_passes_found_no_garbage() -> None:
+    """A tick after the collector's own passes looked and found nothing freezes at once (no
+    second walk of the survivors); after passes that found garbage (cycles are being made), or
+    with no pass since the last tick (nothing looked), it collects first. Its own collection is
+    not counted as a pass."""
+    p = policy([3], generation=1)
+    p.seen("stop", {"generation": 0, "collected": 0, "uncollectable": 0})
+    p.seen("stop", {"generation": 0, "collected": 0, "uncollectable": 0})
+    p.tick()  # two passes, no garbage: freeze only
+    p.seen("stop", {"generation": 0, "collected": 7, "uncollectable": 0})
+    p.tick()  # garbage was found: collect both young generations first
+    p.tick()  # no pass since: nothing looked, collect
+    calls = p.collector.calls  # type: ignore[attr-defined]
+    assert calls == ["freeze", "collect 1", "freeze", "collect 1", "freeze"]
+    assert (p.skipped, p.freezes, p.passes, p.found) == (1, 3, 0, 0)
+
+
+def test_gc_policy_counts_the_real_collectors_passes_but_not_its_own() -> None:
+    """Started, the policy hears the collector's passes through ``gc.callbacks`` (and no more
+    once stopped); its own collection before a freeze does not count as one."""
+
+    async def main() -> tuple[int, int, int]:
+        p = GcPolicy(3600.0, 1, 0, lambda: 3)
+        p.start()
+        gc.collect(0)  # as the collector's own young pass
+        heard = p.passes
+        p.tick()  # its own collection, if it makes one, is not a pass
+        after_tick = p.passes
+        await p.stop()
+        gc.collect(0)
+        return heard, after_tick, p.passes
+
+    try:
+        heard, after_tick, stopped = asyncio.run(main())
+    finally:
+        gc.unfreeze()
+    assert (heard, after_tick, stopped) == (1, 0, 0)
 
 
 def test_gc_policy_collects_fully_once_at_a_quiet_moment() -> None:
@@ -132,7 +174,7 @@ def test_gc_policy_runs_on_the_loop_and_unfreezes_when_stopped() -> None:
 def test_gc_settings_are_bounded() -> None:
     """The collector's settings, with their documented bounds."""
     s = Settings()
-    assert (s.gc_freeze_s, s.gc_freeze_generation, s.gc_quiet_rooms) == (5.0, 0, 0)
+    assert (s.gc_freeze_s, s.gc_freeze_generation, s.gc_quiet_rooms) == (0.5, 1, 0)
     for bad in ({"gc_freeze_generation": 2}, {"gc_freeze_s": -1}, {"gc_quiet_rooms": -1}):
         with pytest.raises(ValidationError):
             Settings(**bad)  # type: ignore[arg-type]
