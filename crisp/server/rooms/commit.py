@@ -108,6 +108,7 @@ class Committing:
         def _reseat(self, _v: int = 0) -> None: ...
         def _plan(self) -> None: ...
         def _seat_bot(self, seat: int, level: str, with_view: bool) -> None: ...
+        def _probe_along(self, conns: list[Peer]) -> None: ...
 
     def _stored(self, txn: Txn) -> None:
         """A change is stored (or queued in the open batch): stale floors moved, counted."""
@@ -304,6 +305,7 @@ class Committing:
     def _broadcast(self, outs: list[Any], v: int) -> None:
         """The game's messages, each encoded once, to every connection entitled to it."""
         conns = [c for c in self.conns if c.greeted]
+        self._probe_along(conns)  # a probe that is due rides in the same frame, first
         queue = self._pending.sends if self._pending is not None else None
         for out in outs:
             text = encode({**out.msg, "v": v})

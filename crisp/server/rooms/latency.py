@@ -13,7 +13,11 @@ that many in a row agree. When they agree with each other but not with the estim
 changed: the older round trips are forgotten and the estimate is theirs, at once (a slow start,
 when a thousand rooms deal together, does not hold a connection's probes fast for 8 answers). The
 estimate is otherwise the median of the last ``rtt_samples``. A connection that does not answer
-stays unsettled."""
+stays unsettled.
+
+A settled connection's probe goes with the first messages the room sends it once it is due, first
+in their frame (no frame and no wake of its own), or at the room's next probe tick if none goes
+before it."""
 
 from __future__ import annotations
 
@@ -130,6 +134,16 @@ class Probes:
         if trips is None or self.settled_every_s is None or not trips.settled():
             return True
         return self.clock.now() >= trips.next_due
+
+    def due_along(self, conn: Peer, now: float) -> bool:
+        """Whether a settled ``conn`` is due a probe at ``now``, to go with the messages it is
+        sent now; if so it is not due again for a while (``probe`` sets when, once sent)."""
+        trips = self.trips.get(conn)
+        every = self.settled_every_s
+        if trips is None or every is None or not trips.settled() or now < trips.next_due:
+            return False
+        trips.next_due = now + every
+        return True
 
     def probe(self, conn: Peer) -> None:
         """Send ``conn`` a probe now."""

@@ -464,6 +464,16 @@ class Room(Committing):
         when = self.clock.now() + self.settings.probe_every_s
         self.probe_timer = self.clock.call_at(when, self._probe_wake)
 
+    def _probe_along(self, conns: list[Peer]) -> None:
+        """A settled connection whose probe is due gets it now, ahead of the messages going to
+        it in the same frame (latency.py)."""
+        probes = self.probes
+        if probes.trips:
+            now = self.clock.now()
+            for conn in conns:
+                if probes.due_along(conn, now):
+                    self._later(functools.partial(self._probe, conn))
+
     def _probe(self, conn: Peer) -> None:
         if conn in self.conns and not conn.closed:
             self.probes.probe(conn)

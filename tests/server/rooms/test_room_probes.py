@@ -128,3 +128,33 @@ def test_the_median_of_round_trips_is_the_statistics_median() -> None:
         assert median_of(values) == statistics.median(values)
     assert median_of([0.3, 0.1]) == 0.2
     assert median_of([0.3, 0.1, 0.2]) == 0.2
+
+
+def test_a_due_probe_rides_ahead_of_the_next_messages_and_the_tick_skips_it(tmp_path: Path) -> None:
+    """A settled connection whose probe is due gets it with the next game messages the room sends
+    it, ahead of them (one frame, no wake of its own); the room's next tick does not probe it
+    again, and its round trip counts as any other."""
+
+    async def main() -> None:
+        kit = Kit(tmp_path, fixed_seed=SEED, probe_every_s=2, probe_settled_every_s=10)
+        room, phones = await kit.table(["Ana", "Ben"])
+        room.probes.rng = random.Random(3)
+        ana, ben = phones
+        await answering(kit, ana, 8, 0.1)
+        trips = room.probes.trips[ana]
+        assert trips.settled()
+        t0 = trips.next_due = kit.clock.now()  # due now
+        before = len(ana.got)
+        await ben.act("ready")
+        got = ana.got[before:]
+        assert [m["type"] for m in got][:1] == ["probe"] and len(got) >= 2, got
+        assert all(m["type"] != "probe" for m in got[1:]) and "v" in got[1]
+        assert t0 + 7.5 <= trips.next_due <= t0 + 12.5  # settled: the next in 10 s, give or take
+        await kit.advance(0.1)
+        await ana.say({"type": "probe_ack", "n": got[0]["n"]})
+        assert trips.samples[-1] == pytest.approx(0.1) and trips.settled()
+        sent = len(ana.of("probe"))
+        await kit.advance(1.9)  # the room's next tick: not due again
+        assert len(ana.of("probe")) == sent
+
+    asyncio.run(main())
