@@ -391,19 +391,24 @@ class Room(Committing):
         self._plan_probes()
 
     def _wake(self) -> Coroutine[Any, Any, None] | None:
-        """The room's timer: what is due, at once if no one holds the room (as a message is
-        handled, hub.py), else once the holder is done."""
+        """The room's timer: what is due."""
+        return self._now_or_when_free(self._due_now)
+
+    def _now_or_when_free(self, work: Callable[[], None]) -> Coroutine[Any, Any, None] | None:
+        """A timer's ``work``, at once if no one holds the room (as a message is handled,
+        hub.py), else as the coroutine returned, once the holder is done. A failed commit of
+        what it changed is logged where it failed, and quietly here."""
         if self.lock.locked():
-            return self._wake_when_free()
-        self._due_now()
+            return self._when_free(work)
+        work()
         wait = self.settled()
         if wait is not None:
             wait.add_done_callback(self._quietly_landed)
         return None
 
-    async def _wake_when_free(self) -> None:
+    async def _when_free(self, work: Callable[[], None]) -> None:
         async with self.lock:
-            self._due_now()
+            work()
         await self.quietly_settled()
 
     def _due_now(self) -> None:
@@ -479,15 +484,8 @@ class Room(Committing):
             self.probes.probe(conn)
 
     def _probe_wake(self) -> Coroutine[Any, Any, None] | None:
-        """The probes' timer: at once if no one holds the room, else once the holder is done."""
-        if self.lock.locked():
-            return self._probe_wake_when_free()
-        self._probe_due()
-        return None
-
-    async def _probe_wake_when_free(self) -> None:
-        async with self.lock:
-            self._probe_due()
+        """The probes' timer."""
+        return self._now_or_when_free(self._probe_due)
 
     def _probe_due(self) -> None:
         self.probe_timer = None

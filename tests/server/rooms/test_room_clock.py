@@ -80,16 +80,21 @@ def test_next_draw_waits_2s_after_a_turn_with_a_window(tmp_path: Path) -> None:
     run(main())
 
 
+async def first_timed_turn(kit: Kit) -> tuple[Any, list[FakePhone], dict[str, Any]]:
+    """Three seats at a 30 s per-draw time, all ready: the room, the phones and the first turn."""
+    room, phones = await kit.table(["Ana", "Ben", "Cleo"], options=TIMED)
+    for p in phones:
+        await p.act("ready")
+    return room, phones, phones[0].last("turn")
+
+
 def test_per_draw_timer_times_out_the_seat(tmp_path: Path) -> None:
     """R-TIMER, R-TIMEOUT: with a 30 s per-draw time, a seat that does nothing times out at 30 s
     after its draw became due; everyone is told, and the next seat plays."""
 
     async def main() -> None:
         kit = Kit(tmp_path, fixed_seed=SEED)
-        room, phones = await kit.table(["Ana", "Ben", "Cleo"], options=TIMED)
-        for p in phones:
-            await p.act("ready")
-        turn = phones[0].last("turn")
+        room, phones, turn = await first_timed_turn(kit)
         assert turn["deadline"] == turn["at"] + 30
         await kit.advance(29.999)
         assert phones[1].of("timeout") == []
@@ -272,10 +277,7 @@ def test_a_deadline_due_while_the_room_is_held_is_applied_once_it_is_free(tmp_pa
 
     async def main() -> None:
         kit = Kit(tmp_path, fixed_seed=SEED)
-        room, phones = await kit.table(["Ana", "Ben", "Cleo"], options=TIMED)
-        for p in phones:
-            await p.act("ready")
-        turn = phones[0].last("turn")
+        room, phones, turn = await first_timed_turn(kit)
         await kit.advance(29.999)
         await room.lock.acquire()
         advancing = asyncio.ensure_future(kit.advance(0.001))
