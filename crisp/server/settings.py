@@ -79,7 +79,7 @@ class Settings(BaseSettings):
         "changed and they replace it (at most rtt_samples)",
     )
     probe_settled_every_s: float = Field(
-        10.0,
+        30.0,
         gt=0,
         le=60,
         description="how often (real seconds, give or take a quarter at random) a connection "

@@ -17,7 +17,9 @@ stays unsettled.
 
 A settled connection's probe goes with the first messages the room sends it once it is due, first
 in their frame (no frame and no wake of its own), or at the room's next probe tick if none goes
-before it."""
+before it. The room ticks every ``probe_every_s`` while one of its connections is not settled;
+once all are, it ticks when the first of their probes is due, and a connection that is new or
+strays brings the tick back within ``probe_every_s``."""
 
 from __future__ import annotations
 
@@ -155,11 +157,29 @@ class Probes:
             trips.next_due = now + self.settled_every_s * self.rng.uniform(0.75, 1.25)
         conn.send(encode({"type": "probe", "n": trips.sent(now)}))
 
-    def answered(self, conn: Peer, n: int) -> None:
-        """``conn`` answered probe ``n`` now (an unknown or repeated ``n`` is ignored)."""
+    def answered(self, conn: Peer, n: int) -> bool:
+        """``conn`` answered probe ``n`` now (an unknown or repeated ``n`` is ignored): whether
+        its round trip is settled."""
         trips = self.trips.get(conn)
-        if trips is not None:
-            trips.answered(n, self.clock.now())
+        if trips is None:
+            return False
+        trips.answered(n, self.clock.now())
+        return trips.settled()
+
+    def next_tick(self, conns: list[Peer], soonest: float) -> float:
+        """When the room's probe tick is next needed: at ``soonest`` while one of ``conns`` is
+        not settled, else when the first of their settled probes is due (if no message took it
+        along before), never before ``soonest``."""
+        if self.settled_every_s is None:
+            return soonest
+        first: float | None = None
+        for conn in conns:
+            trips = self.trips.get(conn)
+            if trips is None or not trips.settled():
+                return soonest
+            if first is None or trips.next_due < first:
+                first = trips.next_due
+        return soonest if first is None else max(soonest, first)
 
     def forget(self, conn: Peer) -> None:
         self.trips.pop(conn, None)

@@ -108,6 +108,7 @@ class Room(Committing):
             settings.rtt_settle_samples,
         )
         self.probe_timer: Timer | None = None
+        self.probe_when = 0.0  # when the probe timer is set for
         # called when a write finds that another node owns the room now (a shared store)
         self.on_lost: Callable[[Room], None] | None = None
         self.metrics: Metrics | None = None  # GET /metrics: counters only on this path
@@ -288,6 +289,7 @@ class Room(Committing):
         if self.lobby.phase in IN_GAME:
             self._later(functools.partial(self._probe, conn))  # after the welcome
             self._plan_probes()
+            self._probe_soon()
         seat = conn.seat
         if seat is not None and self.match is not None and self.lobby.phase in IN_GAME:
             self._run(lambda txn: self._seat_back(txn, seat))
@@ -456,18 +458,34 @@ class Room(Committing):
         return self.lobby.phase in IN_GAME and any(c.greeted for c in self.conns)
 
     def _plan_probes(self) -> None:
-        """While a game runs and someone is connected: probe everyone now, then every
-        ``probe_every_s``."""
+        """While a game runs and someone is connected: probe everyone now, then at the ticks
+        ``_probe_all`` sets."""
         if self.probe_timer is None and self._probing():
             self._probe_all()
 
     def _probe_all(self) -> None:
-        """Probe every greeted connection that is due (latency.py: a settled one less often)."""
-        for conn in self.conns:
-            if conn.greeted and self.probes.due(conn):
+        """Probe every greeted connection that is due (latency.py: a settled one less often).
+        The next tick is in ``probe_every_s``, or, when every connection is settled, when the
+        first of them is due (latency.py, ``Probes.next_tick``)."""
+        greeted = [conn for conn in self.conns if conn.greeted]
+        for conn in greeted:
+            if self.probes.due(conn):
                 self._later(functools.partial(self._probe, conn))
-        when = self.clock.now() + self.settings.probe_every_s
+        soonest = self.clock.now() + self.settings.probe_every_s
+        self._probe_tick_at(self.probes.next_tick(greeted, soonest))
+
+    def _probe_tick_at(self, when: float) -> None:
+        if self.probe_timer is not None:
+            self.probe_timer.cancel()
+        self.probe_when = when
         self.probe_timer = self.clock.call_at(when, self._probe_wake)
+
+    def _probe_soon(self) -> None:
+        """A connection needs probes every ``probe_every_s`` (it is new, or its answer strayed):
+        a later tick comes sooner."""
+        soonest = self.clock.now() + self.settings.probe_every_s
+        if self.probe_timer is not None and self.probe_when > soonest:
+            self._probe_tick_at(soonest)
 
     def _probe_along(self, conns: list[Peer]) -> None:
         """A settled connection whose probe is due gets it now, ahead of the messages going to
@@ -493,8 +511,9 @@ class Room(Committing):
             self._probe_all()
 
     def probe_ack(self, conn: Peer, n: int) -> None:
-        """A phone's answer to probe ``n``."""
-        self.probes.answered(conn, n)
+        """A phone's answer to probe ``n`` (one that unsettles it brings the next tick near)."""
+        if not self.probes.answered(conn, n):
+            self._probe_soon()
 
     def lag_of(self, conn: Peer) -> int:
         """The allowance of a move sent over ``conn``: half its round trip in game ms, capped."""

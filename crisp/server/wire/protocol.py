@@ -329,8 +329,8 @@ class Pong(_Msg):
 
 
 class Probe(_Msg):
-    """While a game runs, every 2 s (the server's ``probe_every_s``) until 8 round trips are
-    measured, then every 10 s or so (``probe_settled_every_s``, at random within a quarter) while
+    """While a game runs, every 2 s (the server's ``probe_every_s``) until 3 round trips in a row
+    agree, then every 30 s or so (``probe_settled_every_s``, at random within a quarter) while
     the answers stay near their median, and on a hello mid-game: answer at once with
     ``probe_ack`` and the same ``n``. Half the median of the last 8
     round trips, capped at 250 ms (``window_lag_cap_ms``), extends the crisp window your turn

@@ -21,23 +21,27 @@ from crisp.server.rooms.latency import RoundTrips, median_of, near
 SEED = 5
 
 
-async def answering(kit: Kit, phone: FakePhone, seconds: float, rtt: float) -> int:
-    """For ``seconds`` (in steps of 0.05 s), answer each new probe ``rtt`` after it came; the
-    probes that came."""
+async def answering(
+    kit: Kit, phone: FakePhone | list[FakePhone], seconds: float, rtt: float
+) -> int:
+    """For ``seconds`` (in steps of 0.05 s), each phone answers each new probe ``rtt`` after it
+    came; the probes that came."""
+    phones = phone if isinstance(phone, list) else [phone]
     came = 0
-    answered = {m["n"] for m in phone.of("probe")}
+    answered = {(i, m["n"]) for i, one in enumerate(phones) for m in one.of("probe")}
     steps = round(seconds / 0.05)
-    pending: list[tuple[float, int]] = []
+    pending: list[tuple[float, int, int]] = []
     t = 0.0
     for _ in range(steps):
-        for m in phone.of("probe"):
-            if m["n"] not in answered:
-                answered.add(m["n"])
-                pending.append((t + rtt, m["n"]))
-                came += 1
-        for due, n in [p for p in pending if p[0] <= t + 1e-9]:
-            pending.remove((due, n))
-            await phone.say({"type": "probe_ack", "n": n})
+        for i, one in enumerate(phones):
+            for m in one.of("probe"):
+                if (i, m["n"]) not in answered:
+                    answered.add((i, m["n"]))
+                    pending.append((t + rtt, i, m["n"]))
+                    came += 1
+        for due, i, n in [p for p in pending if p[0] <= t + 1e-9]:
+            pending.remove((due, i, n))
+            await phones[i].say({"type": "probe_ack", "n": n})
         await kit.advance(0.05)
         t += 0.05
     return came
@@ -156,5 +160,33 @@ def test_a_due_probe_rides_ahead_of_the_next_messages_and_the_tick_skips_it(tmp_
         sent = len(ana.of("probe"))
         await kit.advance(1.9)  # the room's next tick: not due again
         assert len(ana.of("probe")) == sent
+
+    asyncio.run(main())
+
+
+def test_a_room_all_settled_ticks_when_its_first_probe_is_due_and_a_stray_brings_it_near(
+    tmp_path: Path,
+) -> None:
+    """Once every connection of a room is settled, its probe tick waits for the first of their
+    probes to come due (not every ``probe_every_s``); an answer that strays brings the tick back
+    within ``probe_every_s``, and the fast probes with it."""
+
+    async def main() -> None:
+        kit = Kit(tmp_path, fixed_seed=SEED, probe_every_s=2, probe_settled_every_s=30)
+        room, phones = await kit.table(["Ana", "Ben"])
+        room.probes.rng = random.Random(3)
+        await answering(kit, phones, 8.1, 0.1)  # 3 each at 2, 4, 6 s; the 8 s tick: all settled
+        trips = [room.probes.trips[phone] for phone in phones]
+        assert all(t.settled() for t in trips)
+        first = min(t.next_due for t in trips)
+        assert first >= kit.clock.now() + 20  # 30 s give or take a quarter after 6 s
+        assert room.probe_when == first  # not 2 s away: no wake until then
+        sent = sum(len(phone.of("probe")) for phone in phones)
+        await answering(kit, phones, first - kit.clock.now() - 0.05, 0.1)
+        assert sum(len(phone.of("probe")) for phone in phones) == sent  # none before it is due
+        assert await answering(kit, phones, 0.7, 0.6) == 1  # the first due, answered late
+        assert not all(t.settled() for t in trips)
+        assert room.probe_when <= kit.clock.now() + 2  # the stray brought the tick near
+        assert await answering(kit, phones, 2.2, 0.6) >= 1  # and fast probes again
 
     asyncio.run(main())
