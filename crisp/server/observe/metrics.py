@@ -1,6 +1,7 @@
 """``GET /metrics`` in Prometheus's text format (``prometheus-client``), one registry per app.
 
-On the hot path only counters and histograms are touched (a room's change, a refusal, a write);
+On the hot path only counters and histograms are touched (a room's change, a refusal, a write;
+the first and the last counted without a lock, ``loopmetrics.py``);
 the gauges (rooms by game and phase, members, sockets, the store's reachability) are computed
 when the metrics are scraped. The event loop's lag is measured by a task sleeping 0.5 s and
 seeing how late it wakes; the garbage collector's pauses by ``gc.callbacks`` while the app runs.
@@ -19,6 +20,8 @@ from typing import Any, Protocol
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+
+from crisp.server.observe.loopmetrics import LoopCounter, LoopHistogram
 
 
 class Served(Protocol):
@@ -65,8 +68,12 @@ class Metrics:
 
     def __init__(self, hub: Served) -> None:
         self.registry = r = CollectorRegistry(auto_describe=True)
-        self.actions = Counter(
-            "crisp_actions_applied", "changes applied and stored, by game", ["game"], registry=r
+        # counted at every change and every commit: without prometheus_client's lock
+        self.actions = LoopCounter(
+            "crisp_actions_applied", "changes applied and stored, by game", "game"
+        )
+        self.store_write = LoopHistogram(
+            "crisp_store_write_seconds", "one write of a room's change", FAST
         )
         self.refusals = Counter(
             "crisp_refusals", "WebSocket inputs refused, by error code", ["code"], registry=r
@@ -76,9 +83,6 @@ class Metrics:
             "HTTP requests and WebSocket opens refused by a limit, by code",
             ["code"],
             registry=r,
-        )
-        self.store_write = Histogram(
-            "crisp_store_write_seconds", "one write of a room's change", buckets=FAST, registry=r
         )
         self.loop_lag = Histogram(
             "crisp_event_loop_lag_seconds",
@@ -94,18 +98,15 @@ class Metrics:
             registry=r,
         )
         r.register(_Rooms(hub))
-        # the counter of each game, looked up once (``labels`` costs more than the ``inc``)
-        self._applied: dict[str, Any] = {}
+        r.register(self.actions)
+        r.register(self.store_write)
         self._gc_start = 0.0
         self._lag: asyncio.Task[None] | None = None
 
     # -- the hooks of the hot path ---------------------------------------------------------------
 
     def applied(self, game: str) -> None:
-        counter = self._applied.get(game)
-        if counter is None:
-            counter = self._applied[game] = self.actions.labels(game)
-        counter.inc()
+        self.actions.inc(game)
 
     def refused(self, code: str) -> None:
         self.refusals.labels(code).inc()
