@@ -41,7 +41,7 @@ def median_of(values: list[float]) -> float:
 class RoundTrips:
     """One connection's probes in flight and its last round trips (real seconds)."""
 
-    __slots__ = ("agree", "keep", "next_due", "next_n", "pending", "samples", "settle")
+    __slots__ = ("agree", "estimate", "keep", "next_due", "next_n", "pending", "samples", "settle")
 
     def __init__(self, samples: int, settle: int | None = None) -> None:
         self.samples: list[float] = []  # the last ``samples`` (a list: smaller than a deque)
@@ -51,6 +51,7 @@ class RoundTrips:
         self.next_due = 0.0  # once settled: when the next probe is due (the room's clock)
         self.settle = samples if settle is None else min(settle, samples)
         self.agree = False  # the last ``settle`` round trips are near their median
+        self.estimate: float | None = None  # the median of ``samples`` (read at every move)
 
     def sent(self, now: float) -> int:
         """A probe is sent at ``now``: its ``n``."""
@@ -75,12 +76,15 @@ class RoundTrips:
         recent = samples[-self.settle :]
         mid = median_of(recent)
         self.agree = len(recent) == self.settle and all(near(x, mid) for x in recent)
-        if self.agree and not near(median_of(samples), mid):
+        estimate = median_of(samples)
+        if self.agree and not near(estimate, mid):
             del samples[: -self.settle]  # the link changed: only its new round trips count
+            estimate = mid
+        self.estimate = estimate
         return rtt
 
     def median(self) -> float | None:
-        return median_of(self.samples) if self.samples else None
+        return self.estimate
 
     def settled(self) -> bool:
         """The last ``settle`` round trips agree (a stray answer makes fast ones due until

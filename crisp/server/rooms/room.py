@@ -97,6 +97,7 @@ class Room(Committing):
         self.conns: set[Peer] = set()
         self.lock = asyncio.Lock()
         self.timer: Timer | None = None
+        self.timer_when = 0.0  # when the room's timer is set for
         self._stored_lobby: dict[str, Any] | None = None  # the lobby as last stored (or None)
         # R-WINDOW-LAG: each connection's round trips, probed while a game runs
         self.probes = Probes(
@@ -377,10 +378,8 @@ class Room(Committing):
         return self.game_clock.real_time_of(on_the_ms_grid(min(due)))
 
     def _plan(self) -> None:
-        """After every change: the bots choose, and the timer is set for the next thing due."""
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
+        """After every change: the bots choose, and the timer is set for the next thing due
+        (kept as it is when that has not moved: most moves leave the deadlines alone)."""
         playing = self.lobby.phase == Phase.PLAYING and self.match is not None
         if playing and self.game_clock.paused_at is None:
             try:
@@ -389,11 +388,18 @@ class Room(Committing):
                 log.exception("room %s: a bot failed to plan", self.code)
         when = self.next_wakeup()
         if when is not None:
-            self.timer = self.clock.call_at(max(when, self.retry_at), self._wake)
+            when = max(when, self.retry_at)
+        timer = self.timer
+        if timer is None or when != self.timer_when:
+            if timer is not None:
+                timer.cancel()
+            self.timer = None if when is None else self.clock.call_at(when, self._wake)
+            self.timer_when = when or 0.0
         self._plan_probes()
 
     def _wake(self) -> Coroutine[Any, Any, None] | None:
         """The room's timer: what is due."""
+        self.timer = None  # it has fired: the next plan sets a new one
         return self._now_or_when_free(self._due_now)
 
     def _now_or_when_free(self, work: Callable[[], None]) -> Coroutine[Any, Any, None] | None:
