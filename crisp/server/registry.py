@@ -6,12 +6,14 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable, Iterator
 
+from crisp.server.movememo import CheckedMoves
 from crisp.server.seam import GameSpec
 
 
 class Registry:
     def __init__(self, specs: Iterable[GameSpec] = ()) -> None:
         self._specs: dict[str, GameSpec] = {}
+        self._moves: dict[str, CheckedMoves] = {}  # each game's check of moves, remembered
         self._most_seats = 0  # kept as games are added: asked of every message with a seat
         for spec in specs:
             self.add(spec)
@@ -20,6 +22,7 @@ class Registry:
         if spec.name in self._specs:
             raise ValueError(f"two games are named {spec.name!r}")
         self._specs[spec.name] = spec
+        self._moves[spec.name] = CheckedMoves(spec.check_move)
         self._most_seats = max(self._most_seats, spec.seats[1])
 
     def get(self, name: str) -> GameSpec | None:
@@ -27,6 +30,11 @@ class Registry:
 
     def __getitem__(self, name: str) -> GameSpec:
         return self._specs[name]
+
+    def check_move(self, name: str) -> CheckedMoves:
+        """The game ``name``'s ``check_move``, its answers remembered (``movememo.py``), one
+        for all its rooms."""
+        return self._moves[name]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._specs)

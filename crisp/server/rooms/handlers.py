@@ -47,7 +47,7 @@ def _game_fields(check: Callable[[Fields], Fields], msg: Any) -> Fields:
 
 
 def _move_shape(room: Room, msg: P.Act) -> tuple[int, Fields]:
-    return msg.v, _game_fields(room.spec.check_move, msg)
+    return msg.v, _game_fields(room.check_move, msg)
 
 
 def _options_shape(room: Room, msg: P.SetOptions) -> Fields:

@@ -190,6 +190,7 @@ class Hub:
     def _room(self, lobby: Lobby) -> Room:
         spec = self.games[lobby.game_type]
         room = Room(lobby, spec, self.store, self.clock, self.settings, self.batch, self.rng)
+        room.check_move = self.games.check_move(spec.name)
         room.metrics = self.metrics
         self.batch.metrics = self.metrics
         return room

@@ -78,6 +78,9 @@ class Room(Committing):
     ) -> None:
         self.lobby = lobby
         self.spec = spec
+        # the game's check of a move's fields (the hub gives the one its rooms share, which
+        # remembers its answers: movememo.py)
+        self.check_move: Callable[[Fields], Fields] = spec.check_move
         self.store = store
         self.clock = clock
         self.settings = settings
@@ -544,7 +547,7 @@ class Room(Committing):
     def bot_move(self, seat: int, fields: Fields) -> None:
         """A bot's move: the same checks as a phone's; a refusal is logged and dropped."""
         try:
-            move = self.spec.check_move(fields)
+            move = self.check_move(fields)
             self._run(lambda txn: self._move(txn, seat, move, 0))
         except (BadFields, Refused) as err:
             log.warning("room %s: seat %d's bot was refused: %s", self.code, seat, err)
