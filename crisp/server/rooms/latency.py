@@ -8,11 +8,14 @@ capped by ``window_lag_cap_ms``; 0 until a round trip is measured.
 Cheaper probes: a connection whose estimate is settled (its last
 ``rtt_settle_samples`` round trips, 3 by default, all ``near`` their own median) is probed only
 every ``probe_settled_every_s``, give or take a quarter at random (so a room's probes do not come
-in step); an answer that strays from them makes probes come every ``probe_every_s`` again until
-that many in a row agree. When they agree with each other but not with the estimate, the link has
-changed: the older round trips are forgotten and the estimate is theirs, at once (a slow start,
-when a thousand rooms deal together, does not hold a connection's probes fast for 8 answers). The
-estimate is otherwise the median of the last ``rtt_samples``. A connection that does not answer
+in step). An answer that strays from them is held back (``suspect``) and the next probe is due at
+once: if its answer agrees, the stray is forgotten (one busy moment of the server or the phone is
+not a change of the link, and costs one probe, not ``rtt_settle_samples``); if it strays too,
+both count, and probes come every ``probe_every_s`` again until that many in a row agree. When
+they agree with each other but not with the estimate, the link has changed: the older round trips
+are forgotten and the estimate is theirs, at once (a slow start, when a thousand rooms deal
+together, does not hold a connection's probes fast for 8 answers). The estimate is otherwise the
+median of the last ``rtt_samples``. A connection that does not answer
 stays unsettled.
 
 A settled connection's probe goes with the first messages the room sends it once it is due, first
@@ -41,7 +44,17 @@ def median_of(values: list[float]) -> float:
 class RoundTrips:
     """One connection's probes in flight and its last round trips (real seconds)."""
 
-    __slots__ = ("agree", "estimate", "keep", "next_due", "next_n", "pending", "samples", "settle")
+    __slots__ = (
+        "agree",
+        "estimate",
+        "keep",
+        "next_due",
+        "next_n",
+        "pending",
+        "samples",
+        "settle",
+        "suspect",
+    )
 
     def __init__(self, samples: int, settle: int | None = None) -> None:
         self.samples: list[float] = []  # the last ``samples`` (a list: smaller than a deque)
@@ -52,6 +65,7 @@ class RoundTrips:
         self.settle = samples if settle is None else min(settle, samples)
         self.agree = False  # the last ``settle`` round trips are near their median
         self.estimate: float | None = None  # the median of ``samples`` (read at every move)
+        self.suspect: float | None = None  # a settled one's lone stray, until the next answer
 
     def sent(self, now: float) -> int:
         """A probe is sent at ``now``: its ``n``."""
@@ -70,9 +84,17 @@ class RoundTrips:
             return None
         rtt = max(0.0, now - sent)
         samples = self.samples
+        if self.agree:
+            mid = median_of(samples[-self.settle :])
+            if self.suspect is None and not near(rtt, mid):
+                self.suspect = rtt  # held back: the next answer, due at once, tells which
+                self.next_due = now
+                return rtt
+            if self.suspect is not None and not near(rtt, mid):
+                samples.append(self.suspect)  # two in a row: both count
+            self.suspect = None  # else it was a lone stray: forgotten
         samples.append(rtt)
-        if len(samples) > self.keep:
-            del samples[0]
+        del samples[: -self.keep]
         recent = samples[-self.settle :]
         mid = median_of(recent)
         self.agree = len(recent) == self.settle and all(near(x, mid) for x in recent)
@@ -90,6 +112,11 @@ class RoundTrips:
         """The last ``settle`` round trips agree (a stray answer makes fast ones due until
         ``settle`` in a row agree again)."""
         return self.agree
+
+    def quick(self) -> bool:
+        """Whether the next probe is due within ``probe_every_s``: not settled, or a lone stray
+        waits for the next answer."""
+        return not self.agree or self.suspect is not None
 
 
 #: An answer strays from the median when it is more than twice or less than half of it, and
@@ -163,12 +190,12 @@ class Probes:
 
     def answered(self, conn: Peer, n: int) -> bool:
         """``conn`` answered probe ``n`` now (an unknown or repeated ``n`` is ignored): whether
-        its round trip is settled."""
+        its next probe is due within ``probe_every_s`` (``RoundTrips.quick``)."""
         trips = self.trips.get(conn)
         if trips is None:
             return False
         trips.answered(n, self.clock.now())
-        return trips.settled()
+        return trips.quick()
 
     def next_tick(self, conns: list[Peer], soonest: float) -> float:
         """When the room's probe tick is next needed: at ``soonest`` while one of ``conns`` is
@@ -179,7 +206,7 @@ class Probes:
         first: float | None = None
         for conn in conns:
             trips = self.trips.get(conn)
-            if trips is None or not trips.settled():
+            if trips is None or trips.quick():
                 return soonest
             if first is None or trips.next_due < first:
                 first = trips.next_due

@@ -520,8 +520,8 @@ class Room(Committing):
             self._probe_all()
 
     def probe_ack(self, conn: Peer, n: int) -> None:
-        """A phone's answer to probe ``n`` (one that unsettles it brings the next tick near)."""
-        if not self.probes.answered(conn, n):
+        """A phone's answer to probe ``n`` (one that strays brings the next tick near)."""
+        if self.probes.answered(conn, n):
             self._probe_soon()
 
     def lag_of(self, conn: Peer) -> int:
