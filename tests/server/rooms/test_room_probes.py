@@ -206,3 +206,24 @@ def test_a_room_all_settled_ticks_when_its_first_probe_is_due_and_a_stray_brings
         assert not all(t.settled() for t in trips)  # unsettled, fast probes
 
     asyncio.run(main())
+
+
+def test_a_connection_that_says_hello_to_a_settled_room_brings_its_probe_tick_near(
+    tmp_path: Path,
+) -> None:
+    """The room's tick waits for its settled connections' probes; a new connection is probed
+    every ``probe_every_s`` from its hello until it settles, not at that far tick."""
+
+    async def main() -> None:
+        kit = Kit(tmp_path, fixed_seed=SEED, probe_every_s=2, probe_settled_every_s=30)
+        room, phones = await kit.table(["Ana", "Ben"])
+        room.probes.rng = random.Random(3)
+        await answering(kit, phones, 8.1, 0.1)
+        assert room.probe_when >= kit.clock.now() + 10
+        tv = await FakePhone(kit, room, None, "tv").connect()  # a watcher, mid-game
+        assert len(tv.of("probe")) == 1  # with its welcome
+        assert room.probe_when <= kit.clock.now() + 2
+        assert await answering(kit, tv, 6.2, 0.1) == 3  # at 2, 4 and 6 s: then settled
+        assert room.probes.trips[tv].settled()
+
+    asyncio.run(main())
