@@ -408,13 +408,11 @@ class Room(Committing):
     def _now_or_when_free(self, work: Callable[[], None]) -> Coroutine[Any, Any, None] | None:
         """A timer's ``work``, at once if no one holds the room (as a message is handled,
         hub.py), else as the coroutine returned, once the holder is done. A failed commit of
-        what it changed is logged where it failed, and quietly here."""
+        what it changed is logged where it failed (``batch.py``, the store's outage): no one
+        waits for it here."""
         if self.lock.locked():
             return self._when_free(work)
         work()
-        wait = self.settled()
-        if wait is not None:
-            wait.add_done_callback(self._quietly_landed)
         return None
 
     async def _when_free(self, work: Callable[[], None]) -> None:
@@ -445,14 +443,6 @@ class Room(Committing):
             await wait
         except Refused as err:
             log.debug("room %s: a change was not stored: %s", self.code, err.message)
-
-    def _quietly_landed(self, wait: asyncio.Future[None]) -> None:
-        """``quietly_settled`` as the commit's callback, for a wake that needed no task."""
-        err = None if wait.cancelled() else wait.exception()
-        if isinstance(err, Refused):
-            log.debug("room %s: a change was not stored: %s", self.code, err.message)
-        elif err is not None:
-            log.error("room %s: a commit failed with %r", self.code, err)
 
     # -- round trips (R-WINDOW-LAG, latency.py) -------------------------------------------------
 
