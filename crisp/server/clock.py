@@ -32,6 +32,41 @@ class Clock(Protocol):
         """Run ``wake()`` at monotonic time ``when`` (and the coroutine it returns, if any)."""
 
 
+class Alarm:
+    """One timer of an owner, set for a time or not; set again for the time it is set for, it is
+    kept as it is (most of a room's changes leave its next deadline where it was: no new timer).
+    The owner's ``wake`` calls ``fired`` first: a timer that has fired is not set any more."""
+
+    __slots__ = ("clock", "handle", "wake", "when")
+
+    def __init__(self, clock: Clock, wake: Wake) -> None:
+        self.clock = clock
+        self.wake = wake
+        self.handle: Timer | None = None
+        self.when = 0.0  # the time it is set for, while ``handle`` is
+
+    def is_set(self) -> bool:
+        return self.handle is not None
+
+    def set(self, when: float | None) -> None:
+        """Set for ``when`` (None: not set)."""
+        handle = self.handle
+        if handle is not None:
+            if when == self.when:
+                return
+            handle.cancel()
+        self.handle = None if when is None else self.clock.call_at(when, self.wake)
+        self.when = 0.0 if when is None else when
+
+    def cancel(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+
+    def fired(self) -> None:
+        self.handle = None
+
+
 class LoopClock:
     """The running event loop's clock. It keeps the loop it first ran in (``now()`` is called
     several times a message: ``asyncio.get_running_loop()`` costs a ``getpid`` system call each

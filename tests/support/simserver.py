@@ -212,8 +212,7 @@ class SimServer:
         hub.store = dead
         for room in hub.rooms.values():
             room.store = dead
-            if room.timer is not None:
-                room.timer.cancel()
+            room.stop_timers()
         for pipe in list(self.pipes):
             pipe.drop(code)
         for task in self.tasks:

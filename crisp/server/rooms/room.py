@@ -26,7 +26,7 @@ import random
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from crisp.server.clock import Clock, GameClock, Timer
+from crisp.server.clock import Alarm, Clock, GameClock
 from crisp.server.observe.metrics import Metrics
 from crisp.server.rooms import messages
 from crisp.server.rooms.batch import GroupCommit, Pending
@@ -99,8 +99,7 @@ class Room(Committing):
         self.bots = SeatBots(rng)
         self.conns: set[Peer] = set()
         self.lock = asyncio.Lock()
-        self.timer: Timer | None = None
-        self.timer_when = 0.0  # when the room's timer is set for
+        self.timer = Alarm(clock, self._wake)  # the next deadline or bot's move
         self._stored_lobby: dict[str, Any] | None = None  # the lobby as last stored (or None)
         # R-WINDOW-LAG: each connection's round trips, probed while a game runs
         self.probes = Probes(
@@ -111,8 +110,7 @@ class Room(Committing):
             rng,
             settings.rtt_settle_samples,
         )
-        self.probe_timer: Timer | None = None
-        self.probe_when = 0.0  # when the probe timer is set for
+        self.probe_timer = Alarm(clock, self._probe_wake)  # the next probe tick
         # called when a write finds that another node owns the room now (a shared store)
         self.on_lost: Callable[[Room], None] | None = None
         self.metrics: Metrics | None = None  # GET /metrics: counters only on this path
@@ -392,17 +390,12 @@ class Room(Committing):
         when = self.next_wakeup()
         if when is not None:
             when = max(when, self.retry_at)
-        timer = self.timer
-        if timer is None or when != self.timer_when:
-            if timer is not None:
-                timer.cancel()
-            self.timer = None if when is None else self.clock.call_at(when, self._wake)
-            self.timer_when = when or 0.0
+        self.timer.set(when)
         self._plan_probes()
 
     def _wake(self) -> Coroutine[Any, Any, None] | None:
         """The room's timer: what is due."""
-        self.timer = None  # it has fired: the next plan sets a new one
+        self.timer.fired()
         return self._now_or_when_free(self._due_now)
 
     def _now_or_when_free(self, work: Callable[[], None]) -> Coroutine[Any, Any, None] | None:
@@ -448,10 +441,8 @@ class Room(Committing):
 
     def stop_timers(self) -> None:
         """The room is closed or dropped: nothing of it runs again."""
-        for timer in (self.timer, self.probe_timer):
-            if timer is not None:
-                timer.cancel()
-        self.timer = self.probe_timer = None
+        self.timer.cancel()
+        self.probe_timer.cancel()
 
     def _probing(self) -> bool:
         return self.lobby.phase in IN_GAME and any(c.greeted for c in self.conns)
@@ -459,7 +450,7 @@ class Room(Committing):
     def _plan_probes(self) -> None:
         """While a game runs and someone is connected: probe everyone now, then at the ticks
         ``_probe_all`` sets."""
-        if self.probe_timer is None and self._probing():
+        if not self.probe_timer.is_set() and self._probing():
             self._probe_all()
 
     def _probe_all(self) -> None:
@@ -471,20 +462,15 @@ class Room(Committing):
             if self.probes.due(conn):
                 self._later(functools.partial(self._probe, conn))
         soonest = self.clock.now() + self.settings.probe_every_s
-        self._probe_tick_at(self.probes.next_tick(greeted, soonest))
-
-    def _probe_tick_at(self, when: float) -> None:
-        if self.probe_timer is not None:
-            self.probe_timer.cancel()
-        self.probe_when = when
-        self.probe_timer = self.clock.call_at(when, self._probe_wake)
+        self.probe_timer.set(self.probes.next_tick(greeted, soonest))
 
     def _probe_soon(self) -> None:
         """A connection needs probes every ``probe_every_s`` (it is new, or its answer strayed):
         a later tick comes sooner."""
         soonest = self.clock.now() + self.settings.probe_every_s
-        if self.probe_timer is not None and self.probe_when > soonest:
-            self._probe_tick_at(soonest)
+        timer = self.probe_timer
+        if timer.is_set() and timer.when > soonest:
+            timer.set(soonest)
 
     def _probe_along(self, conns: list[Peer]) -> None:
         """A settled connection whose probe is due gets it now, ahead of the messages going to
@@ -505,7 +491,7 @@ class Room(Committing):
         return self._now_or_when_free(self._probe_due)
 
     def _probe_due(self) -> None:
-        self.probe_timer = None
+        self.probe_timer.fired()
         if self._probing():
             self._probe_all()
 

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from crisp.server.clock import LoopClock
+from crisp.server.clock import Alarm, LoopClock, ManualClock
 
 
 def test_loop_clock_looks_the_loop_up_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -116,3 +116,30 @@ def test_a_wake_that_must_wait_has_its_rest_run_as_a_task_kept_until_done() -> N
 
     asyncio.run(main())
     assert steps == ["kept", "ran"] and not clock._tasks
+
+
+def test_an_alarm_set_again_for_its_time_keeps_its_timer_and_one_moved_fires_once_then() -> None:
+    """``Alarm`` (a room's timers): set for the time it is set for, no new timer; moved, the old
+    one is cancelled; fired, it is not set, and set again it makes a new timer."""
+
+    async def main() -> None:
+        clock = ManualClock(start=0.0)
+        calls: list[float] = []
+        alarm = Alarm(clock, lambda: calls.append(clock.now()))
+        alarm.set(5.0)
+        first = alarm.handle
+        alarm.set(5.0)
+        assert alarm.handle is first and alarm.is_set()
+        alarm.set(7.0)
+        assert alarm.handle is not first
+        await clock.run_until(10.0)
+        assert calls == [7.0]  # the timer for 5 s was cancelled
+        alarm.fired()
+        assert not alarm.is_set()
+        alarm.set(7.0)  # the same time, after it fired: a new timer
+        await clock.run_until(20.0)
+        assert calls == [7.0, 10.0]  # set in the past: it fires at the next run, at once
+        alarm.set(None)
+        assert not alarm.is_set()
+
+    asyncio.run(main())

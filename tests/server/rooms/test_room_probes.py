@@ -195,13 +195,13 @@ def test_a_room_all_settled_ticks_when_its_first_probe_is_due_and_a_stray_brings
         assert all(t.settled() for t in trips)
         first = min(t.next_due for t in trips)
         assert first >= kit.clock.now() + 20  # 30 s give or take a quarter after 6 s
-        assert room.probe_when == first  # not 2 s away: no wake until then
+        assert room.probe_timer.when == first  # not 2 s away: no wake until then
         sent = sum(len(phone.of("probe")) for phone in phones)
         await answering(kit, phones, first - kit.clock.now() - 0.05, 0.1)
         assert sum(len(phone.of("probe")) for phone in phones) == sent  # none before it is due
         assert await answering(kit, phones, 0.7, 0.6) == 1  # the first due, answered late
         assert any(t.quick() for t in trips)  # a lone stray: asked again at once
-        assert room.probe_when <= kit.clock.now() + 2  # the stray brought the tick near
+        assert room.probe_timer.when <= kit.clock.now() + 2  # the stray brought the tick near
         assert await answering(kit, phones, 2.7, 0.6) >= 1  # and it strays again:
         assert not all(t.settled() for t in trips)  # unsettled, fast probes
 
@@ -219,10 +219,10 @@ def test_a_connection_that_says_hello_to_a_settled_room_brings_its_probe_tick_ne
         room, phones = await kit.table(["Ana", "Ben"])
         room.probes.rng = random.Random(3)
         await answering(kit, phones, 8.1, 0.1)
-        assert room.probe_when >= kit.clock.now() + 10
+        assert room.probe_timer.when >= kit.clock.now() + 10
         tv = await FakePhone(kit, room, None, "tv").connect()  # a watcher, mid-game
         assert len(tv.of("probe")) == 1  # with its welcome
-        assert room.probe_when <= kit.clock.now() + 2
+        assert room.probe_timer.when <= kit.clock.now() + 2
         assert await answering(kit, tv, 6.2, 0.1) == 3  # at 2, 4 and 6 s: then settled
         assert room.probes.trips[tv].settled()
 
