@@ -35,7 +35,8 @@ class Clock(Protocol):
 class Alarm:
     """One timer of an owner, set for a time or not; set again for the time it is set for, it is
     kept as it is (most of a room's changes leave its next deadline where it was: no new timer).
-    The owner's ``wake`` calls ``fired`` first: a timer that has fired is not set any more."""
+    The owner's ``wake`` calls ``fired`` before anything else: a timer that has fired is not set
+    any more, and setting it again makes a new one."""
 
     __slots__ = ("clock", "handle", "wake", "when")
 

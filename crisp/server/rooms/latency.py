@@ -15,8 +15,7 @@ both count, and probes come every ``probe_every_s`` again until that many in a r
 they agree with each other but not with the estimate, the link has changed: the older round trips
 are forgotten and the estimate is theirs, at once (a slow start, when a thousand rooms deal
 together, does not hold a connection's probes fast for 8 answers). The estimate is otherwise the
-median of the last ``rtt_samples``. A connection that does not answer
-stays unsettled.
+median of the last ``rtt_samples``. A connection that does not answer stays unsettled.
 
 A settled connection's probe goes with the first messages the room sends it once it is due, first
 in their frame (no frame and no wake of its own), or at the room's next probe tick if none goes

@@ -487,13 +487,9 @@ class Room(Committing):
             self.probes.probe(conn)
 
     def _probe_wake(self) -> Coroutine[Any, Any, None] | None:
-        """The probes' timer."""
-        return self._now_or_when_free(self._probe_due)
-
-    def _probe_due(self) -> None:
+        """The probes' timer (if the room is held, a change meanwhile may set it again first)."""
         self.probe_timer.fired()
-        if self._probing():
-            self._probe_all()
+        return self._now_or_when_free(self._plan_probes)
 
     def probe_ack(self, conn: Peer, n: int) -> None:
         """A phone's answer to probe ``n`` (one that strays brings the next tick near)."""

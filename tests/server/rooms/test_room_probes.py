@@ -227,3 +227,29 @@ def test_a_connection_that_says_hello_to_a_settled_room_brings_its_probe_tick_ne
         assert room.probes.trips[tv].settled()
 
     asyncio.run(main())
+
+
+def test_a_probe_tick_that_finds_the_room_held_leaves_one_probe_timer_whatever_comes_between(
+    tmp_path: Path,
+) -> None:
+    """The probe timer fires while someone holds the room, and a connection needs probes sooner
+    before the tick's work runs (a stray answer): afterwards one probe timer is set, not two
+    chains of ticks."""
+
+    async def main() -> None:
+        kit = Kit(tmp_path, fixed_seed=SEED, probe_every_s=2, probe_settled_every_s=30)
+        room, phones = await kit.table(["Ana", "Ben"])
+        room.probes.rng = random.Random(3)
+        await answering(kit, phones, 8.1, 0.1)  # settled: the tick is far
+        fired = room.probe_timer.handle
+        assert fired is not None
+        fired.cancel()  # taken off the clock, as when it fires
+        async with room.lock:
+            rest = room._probe_wake()  # as the clock calls it: the room is held, it must wait
+            assert rest is not None and not room.probe_timer.is_set()
+            room._probe_soon()  # as a stray answer would, meanwhile
+        await rest
+        live = [e for _, _, e in kit.clock._heap if not e.cancelled and e.wake == room._probe_wake]
+        assert len(live) == 1 and room.probe_timer.is_set()
+
+    asyncio.run(main())
