@@ -253,3 +253,23 @@ def test_a_probe_tick_that_finds_the_room_held_leaves_one_probe_timer_whatever_c
         assert len(live) == 1 and room.probe_timer.is_set()
 
     asyncio.run(main())
+
+
+def test_a_stray_answer_in_a_settled_room_brings_its_far_probe_tick_near(tmp_path: Path) -> None:
+    """A settled connection's answer that strays brings the room's far tick within
+    ``probe_every_s`` (in a room whose next message could be long in coming)."""
+
+    async def main() -> None:
+        kit = Kit(tmp_path, fixed_seed=SEED, probe_every_s=2, probe_settled_every_s=30)
+        room, phones = await kit.table(["Ana", "Ben"])
+        room.probes.rng = random.Random(3)
+        ana = phones[0]
+        await answering(kit, phones, 8.1, 0.1)
+        assert room.probe_timer.when >= kit.clock.now() + 10
+        room.probes.probe(ana)  # a settled probe, answered late
+        await kit.advance(0.6)
+        await ana.say({"type": "probe_ack", "n": ana.of("probe")[-1]["n"]})
+        assert room.probes.trips[ana].quick()
+        assert room.probe_timer.when <= kit.clock.now() + 2
+
+    asyncio.run(main())
