@@ -400,9 +400,9 @@ class Room(Committing):
 
     def _now_or_when_free(self, work: Callable[[], None]) -> Coroutine[Any, Any, None] | None:
         """A timer's ``work``, at once if no one holds the room (as a message is handled,
-        hub.py), else as the coroutine returned, once the holder is done. A failed commit of
-        what it changed is logged where it failed (``batch.py``, the store's outage): no one
-        waits for it here."""
+        hub.py), else as the coroutine returned, once the holder is done (which then waits for
+        the commit, as a task). A failed commit of what it changed is logged where it failed
+        (``batch.py``, the store's outage)."""
         if self.lock.locked():
             return self._when_free(work)
         work()
