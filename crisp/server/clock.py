@@ -31,6 +31,9 @@ class Clock(Protocol):
     def call_at(self, when: float, wake: Wake) -> Timer:
         """Run ``wake()`` at monotonic time ``when`` (and the coroutine it returns, if any)."""
 
+    def behind(self) -> float:
+        """How late this clock's timers ran lately (seconds; 0 on time): the server's own lag."""
+
 
 class Alarm:
     """One timer of an owner, set for a time or not; set again for the time it is set for, it is
@@ -68,6 +71,39 @@ class Alarm:
         self.handle = None
 
 
+#: How long a late timer counts as the loop's lag (``Lateness``): the largest lateness of the
+#: current span of this length and of the one before it.
+LATE_SPAN_S = 0.5
+
+
+class Lateness:
+    """How late a loop's timers have run lately: the largest lateness seen in the current span of
+    ``LATE_SPAN_S`` and in the one before (two numbers: a loop that is busy runs many timers,
+    each told here as it runs)."""
+
+    __slots__ = ("current", "previous", "start")
+
+    def __init__(self) -> None:
+        self.start = 0.0  # when the current span began
+        self.current = 0.0  # the largest lateness of the current span
+        self.previous = 0.0  # ... of the span before (0 if none was seen in it)
+
+    def _roll(self, now: float) -> None:
+        if now - self.start >= LATE_SPAN_S:
+            self.previous = self.current if now - self.start < 2 * LATE_SPAN_S else 0.0
+            self.current = 0.0
+            self.start = now
+
+    def saw(self, now: float, late: float) -> None:
+        """A timer due ``late`` seconds before ``now`` ran at ``now``."""
+        self._roll(now)
+        self.current = max(self.current, late)
+
+    def recent(self, now: float) -> float:
+        self._roll(now)
+        return max(self.current, self.previous)
+
+
 class LoopClock:
     """The running event loop's clock. It keeps the loop it first ran in (``now()`` is called
     several times a message: ``asyncio.get_running_loop()`` costs a ``getpid`` system call each
@@ -77,6 +113,7 @@ class LoopClock:
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.lateness = Lateness()  # of the timers it runs (a loop that is busy runs many)
 
     def _running(self) -> asyncio.AbstractEventLoop:
         loop = self._loop
@@ -91,9 +128,14 @@ class LoopClock:
         return time.time()
 
     def call_at(self, when: float, wake: Wake) -> Timer:
-        return self._running().call_at(when, self._fire, wake)
+        return self._running().call_at(when, self._fire, wake, when)
 
-    def _fire(self, wake: Wake) -> None:
+    def behind(self) -> float:
+        return self.lateness.recent(self.now())
+
+    def _fire(self, wake: Wake, when: float) -> None:
+        now = self._running().time()
+        self.lateness.saw(now, now - when)
         rest = wake()
         if rest is not None:  # kept until done: the loop holds only a weak reference to a task
             task = self._running().create_task(rest)
@@ -120,12 +162,16 @@ class ManualClock:
         self.epoch = epoch - start
         self._heap: list[tuple[float, int, _Entry]] = []
         self._seq = itertools.count()
+        self.lag = 0.0  # what ``behind`` says: a test sets it to play a server that lags
 
     def now(self) -> float:
         return self.t
 
     def wall(self) -> float:
         return self.epoch + self.t
+
+    def behind(self) -> float:
+        return self.lag
 
     def call_at(self, when: float, wake: Wake) -> Timer:
         entry = _Entry(when, wake)

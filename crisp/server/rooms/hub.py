@@ -19,6 +19,7 @@ from crisp.server.observe.metrics import Metrics
 from crisp.server.registry import Registry
 from crisp.server.rooms.batch import GroupCommit
 from crisp.server.rooms.handlers import dispatch
+from crisp.server.rooms.latency import Strays
 from crisp.server.rooms.lobby import Lobby
 from crisp.server.rooms.peer import Peer
 from crisp.server.rooms.room import Room
@@ -58,6 +59,8 @@ class Hub:
         self.batch = GroupCommit(store, defer=settings.group_commit)
         # one generator for every room's bots and probe jitter (no secret: 2.9 KB a room less)
         self.rng = random.Random()
+        # every room's settled answers: strays of a common cause are not counted (latency.py)
+        self.strays = Strays()
 
     # -- life ---------------------------------------------------------------------------------
 
@@ -191,6 +194,7 @@ class Hub:
         spec = self.games[lobby.game_type]
         room = Room(lobby, spec, self.store, self.clock, self.settings, self.batch, self.rng)
         room.check_move = self.games.check_move(spec.name)
+        room.probes.strays = self.strays
         room.metrics = self.metrics
         self.batch.metrics = self.metrics
         return room

@@ -75,9 +75,10 @@ class RoundTrips:
             del self.pending[next(iter(self.pending))]
         return n
 
-    def answered(self, n: int, now: float) -> float | None:
+    def answered(self, n: int, now: float, strays: Strays | None = None) -> float | None:
         """The answer to probe ``n`` came at ``now``: the round trip, or None for an ``n`` that is
-        not in flight (unknown, too old, or answered already: it counts once)."""
+        not in flight (unknown, too old, or answered already: it counts once). ``strays``: the
+        server's settled answers lately (a stray while many stray is not counted)."""
         sent = self.pending.pop(n, None)
         if sent is None:
             return None
@@ -85,11 +86,15 @@ class RoundTrips:
         samples = self.samples
         if self.agree:
             mid = median_of(samples[-self.settle :])
-            if self.suspect is None and not near(rtt, mid):
+            strayed = not near(rtt, mid)
+            if strays is not None and strays.saw(now, strayed) and strayed:
+                self.suspect = None  # a common cause, not this link: not counted
+                return rtt
+            if self.suspect is None and strayed:
                 self.suspect = rtt  # held back: the next answer, due at once, tells which
                 self.next_due = now
                 return rtt
-            if self.suspect is not None and not near(rtt, mid):
+            if self.suspect is not None and strayed:
                 samples.append(self.suspect)  # two in a row: both count
             self.suspect = None  # else it was a lone stray: forgotten
         samples.append(rtt)
@@ -103,6 +108,10 @@ class RoundTrips:
             estimate = mid
         self.estimate = estimate
         return rtt
+
+    def uncounted(self, n: int) -> None:
+        """The answer to probe ``n`` came while the server was behind: not counted."""
+        self.pending.pop(n, None)
 
     def median(self) -> float | None:
         return self.estimate
@@ -122,6 +131,49 @@ class RoundTrips:
 #: more than 20 ms away (10 ms of allowance: the jitter of a good link is not a change).
 STRAY_FACTOR = 2.0
 STRAY_ABS_S = 0.02
+
+
+#: Strays have a common cause when more than ``COMMON_SHARE`` of a server's settled answers
+#: strayed in the current and the previous ``COMMON_SPAN_S`` (at least ``COMMON_MIN`` answers).
+COMMON_SHARE = 0.125
+COMMON_MIN = 16
+COMMON_SPAN_S = 1.0
+
+
+class Strays:
+    """A server's settled answers lately, and how many strayed. Many links do not change at once:
+    when many answers stray together, the cause is common (the server's own lag, its network, a
+    host that runs many phones), and such a stray is not counted. Counted, they unsettled the
+    connections, whose quicker probes added to the load that delayed them: at 2,000 rooms,
+    probes grew to a third of the messages."""
+
+    __slots__ = ("answers", "before", "start", "strays")
+
+    def __init__(self) -> None:
+        self.start = 0.0  # when the current span began
+        self.answers = 0  # settled answers in the current span
+        self.strays = 0  # ... of which strayed
+        self.before = (0, 0)  # (answers, strays) of the previous span
+
+    def saw(self, now: float, strayed: bool) -> bool:
+        """A settled answer at ``now``, which ``strayed`` or not: whether the strays of the
+        spans before it had a common cause."""
+        if now - self.start >= COMMON_SPAN_S:
+            recent = now - self.start < 2 * COMMON_SPAN_S
+            self.before = (self.answers, self.strays) if recent else (0, 0)
+            self.answers = self.strays = 0
+            self.start = now
+        answers, strays = self.answers + self.before[0], self.strays + self.before[1]
+        self.answers += 1
+        self.strays += strayed
+        return answers >= COMMON_MIN and strays > COMMON_SHARE * answers
+
+
+#: A server whose timers ran later than this lately (``Clock.behind``) sends no probe at its
+#: rooms' ticks: the answers would time its own lag, and the probes add to the load behind it
+#: (at 2,000 rooms dealt at once, probes of the connections not yet settled were 8,000 a second).
+#: Probes are the one load a room may put off.
+SHED_BEHIND_S = 0.05
 
 
 def near(rtt: float, median: float) -> bool:
@@ -157,7 +209,12 @@ class Probes:
         self.settled_every_s = settled_every_s  # None: every probe_every_s, settled or not
         self.settle = settle  # answers near the median that settle it (None: ``samples``)
         self.trips: dict[Peer, RoundTrips] = {}
+        self.strays = Strays()  # the room's own; the hub gives its rooms the server's
         self.rng = rng or random.Random()  # the jitter of settled probes (not a secret)
+
+    def shed(self) -> bool:
+        """Whether the server is too far behind to probe at a tick (``SHED_BEHIND_S``)."""
+        return self.clock.behind() > SHED_BEHIND_S
 
     def due(self, conn: Peer) -> bool:
         """Whether ``conn`` is probed at this tick of the room's ``probe_every_s``: always
@@ -193,7 +250,10 @@ class Probes:
         trips = self.trips.get(conn)
         if trips is None:
             return False
-        trips.answered(n, self.clock.now())
+        if self.shed():  # the server's own lag would be in it
+            trips.uncounted(n)
+            return False
+        trips.answered(n, self.clock.now(), self.strays)
         return trips.quick()
 
     def next_tick(self, conns: list[Peer], soonest: float) -> float:

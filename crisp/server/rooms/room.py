@@ -456,11 +456,13 @@ class Room(Committing):
     def _probe_all(self) -> None:
         """Probe every greeted connection that is due (latency.py: a settled one less often).
         The next tick is in ``probe_every_s``, or, when every connection is settled, when the
-        first of them is due (latency.py, ``Probes.next_tick``)."""
+        first of them is due (latency.py, ``Probes.next_tick``). A server that is behind sends
+        none at this tick (``Probes.shed``)."""
         greeted = [conn for conn in self.conns if conn.greeted]
-        for conn in greeted:
-            if self.probes.due(conn):
-                self._later(functools.partial(self._probe, conn))
+        if not self.probes.shed():
+            for conn in greeted:
+                if self.probes.due(conn):
+                    self._later(functools.partial(self._probe, conn))
         soonest = self.clock.now() + self.settings.probe_every_s
         self.probe_timer.set(self.probes.next_tick(greeted, soonest))
 

@@ -2,8 +2,8 @@
 a peer that sent anything within the interval is not pinged (a phone in a game answers its
 probes every few seconds), a silent one is pinged, and closed with 1011 if its pong does not
 come within ``ws_ping_timeout_s``; one sweep of the server looks at every socket a quarter of
-the shorter duration apart, so each is a quarter late at most. The pong is read from websockets'
-frame events."""
+the shorter duration apart (a slice of them at a time), so each is a quarter late at most. The
+pong is read from websockets' frame events."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from websockets.frames import Close, Opcode
 from websockets.protocol import State
 
 from crisp.server.settings import Settings
-from crisp.server.socket.keepalive import Keepalive
+from crisp.server.socket.keepalive import SLICES, Keepalive
 from tests.support.socketpair import SocketPair
 
 
@@ -145,12 +145,27 @@ def test_one_timer_serves_every_socket_and_stops_with_the_last() -> None:
     loop = FakeLoop()
     alive, peers = sweep(loop, peers=3)
     assert len(loop.pending()) == 1
-    loop.advance(20)
+    loop.advance(20 + alive.step)  # each looked at within a step of the interval
     assert [len(p.pings) for p in peers] == [1, 1, 1]
     assert len(loop.pending()) == 1
     for peer in peers:
         alive.remove(peer)  # type: ignore[arg-type]
     assert loop.pending() == [] and alive.timer is None
+
+
+def test_a_look_is_spread_over_its_step_in_slices() -> None:
+    """Sockets gone quiet together are not all pinged in one turn (their pongs would come back
+    in the next): a tenth of them every tenth of a step, and every one within the step."""
+    loop = FakeLoop()
+    alive, peers = sweep(loop, peers=100)
+    loop.advance(20)
+    pinged = [sum(len(p.pings) for p in peers)]
+    for _ in range(SLICES - 1):
+        loop.advance(alive.step / SLICES)
+        pinged.append(sum(len(p.pings) for p in peers))
+    assert pinged == [10 * (i + 1) for i in range(SLICES)]
+    assert len({p.ping_payload for p in peers}) == 100  # each pong names its own ping
+    assert len(loop.pending()) == 1
 
 
 async def waiting_app(scope: Any, receive: Any, send: Any) -> None:
