@@ -86,6 +86,13 @@ class Settings(BaseSettings):
         "whose round trip is settled (rtt_settle_samples in a row near their own median) is "
         "probed; probe_every_s again as soon as an answer strays",
     )
+    probe_budget_per_s: float = Field(
+        500.0,
+        gt=0,
+        description="the most probes a second the whole server sends at its rooms' probe ticks "
+        "(after a mass reconnect, the connections not yet settled are probed in turn instead of "
+        "all every probe_every_s)",
+    )
     games: list[str] = Field(
         default_factory=lambda: list(DEFAULT_GAMES),
         description="the games this server hosts, as module:attribute (the first is the default)",

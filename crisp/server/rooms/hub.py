@@ -15,6 +15,7 @@ import random
 
 from crisp.server.clock import Clock
 from crisp.server.limits import room_limits
+from crisp.server.limits.bucket import TokenBucket
 from crisp.server.observe.metrics import Metrics
 from crisp.server.registry import Registry
 from crisp.server.rooms.batch import GroupCommit
@@ -61,6 +62,9 @@ class Hub:
         self.rng = random.Random()
         # every room's settled answers: strays of a common cause are not counted (latency.py)
         self.strays = Strays()
+        # every room's probes at its ticks: a mass reconnect is probed in turn (latency.py)
+        rate = settings.probe_budget_per_s
+        self.probe_budget = TokenBucket(rate, rate, 0.0)  # full at its first use
 
     # -- life ---------------------------------------------------------------------------------
 
@@ -195,6 +199,7 @@ class Hub:
         room = Room(lobby, spec, self.store, self.clock, self.settings, self.batch, self.rng)
         room.check_move = self.games.check_move(spec.name)
         room.probes.strays = self.strays
+        room.probes.budget = self.probe_budget
         room.metrics = self.metrics
         self.batch.metrics = self.metrics
         return room

@@ -21,13 +21,19 @@ A settled connection's probe goes with the first messages the room sends it once
 in their frame (no frame and no wake of its own), or at the room's next probe tick if none goes
 before it. The room ticks every ``probe_every_s`` while one of its connections is not settled;
 once all are, it ticks when the first of their probes is due, and a connection that is new or
-strays brings the tick back within ``probe_every_s``."""
+strays brings the tick back within ``probe_every_s``.
+
+Under load, probes give way (``SHED_BEHIND_S``, ``Strays``, ``probe_budget_per_s``): a server
+that is behind sends none at its ticks and counts no answer, a stray while many of the server's
+settled answers stray is not counted, and the server's ticks send at most a budget of probes a
+second, the longest unprobed first."""
 
 from __future__ import annotations
 
 import random
 
 from crisp.server.clock import Clock
+from crisp.server.limits.bucket import TokenBucket
 from crisp.server.rooms.peer import Peer
 from crisp.server.wire.encoder import dumps as encode
 
@@ -47,6 +53,7 @@ class RoundTrips:
         "agree",
         "estimate",
         "keep",
+        "last",
         "next_due",
         "next_n",
         "pending",
@@ -60,6 +67,7 @@ class RoundTrips:
         self.pending: dict[int, float] = {}  # n -> when it was sent, oldest first
         self.keep = samples  # probes in flight kept (older ones are forgotten: lost)
         self.next_n = 1
+        self.last = 0.0  # when the last probe was sent (the room's clock)
         self.next_due = 0.0  # once settled: when the next probe is due (the room's clock)
         self.settle = samples if settle is None else min(settle, samples)
         self.agree = False  # the last ``settle`` round trips are near their median
@@ -71,6 +79,7 @@ class RoundTrips:
         n = self.next_n
         self.next_n += 1
         self.pending[n] = now
+        self.last = now
         while len(self.pending) > self.keep:
             del self.pending[next(iter(self.pending))]
         return n
@@ -210,7 +219,19 @@ class Probes:
         self.settle = settle  # answers near the median that settle it (None: ``samples``)
         self.trips: dict[Peer, RoundTrips] = {}
         self.strays = Strays()  # the room's own; the hub gives its rooms the server's
+        self.budget: TokenBucket | None = None  # the server's probes at ticks (the hub's)
         self.rng = rng or random.Random()  # the jitter of settled probes (not a secret)
+
+    def afford(self) -> bool:
+        """Whether the server's budget (``probe_budget_per_s``) has a probe left now: one taken.
+        A connection skipped is probed at a later tick."""
+        return self.budget is None or self.budget.take(self.clock.now())
+
+    def in_turn(self, conns: list[Peer]) -> list[Peer]:
+        """``conns`` in the order a tick probes them: the longest unprobed first (when the
+        budget runs out, the ones skipped come first at the next tick)."""
+        trips = self.trips
+        return sorted(conns, key=lambda conn: trips[conn].last if conn in trips else 0.0)
 
     def shed(self) -> bool:
         """Whether the server is too far behind to probe at a tick (``SHED_BEHIND_S``)."""

@@ -457,11 +457,12 @@ class Room(Committing):
         """Probe every greeted connection that is due (latency.py: a settled one less often).
         The next tick is in ``probe_every_s``, or, when every connection is settled, when the
         first of them is due (latency.py, ``Probes.next_tick``). A server that is behind sends
-        none at this tick (``Probes.shed``)."""
+        none at this tick (``Probes.shed``), nor more than its budget (``Probes.afford``)."""
         greeted = [conn for conn in self.conns if conn.greeted]
-        if not self.probes.shed():
-            for conn in greeted:
-                if self.probes.due(conn):
+        probes = self.probes
+        if not probes.shed():
+            for conn in probes.in_turn(greeted):
+                if probes.due(conn) and probes.afford():
                     self._later(functools.partial(self._probe, conn))
         soonest = self.clock.now() + self.settings.probe_every_s
         self.probe_timer.set(self.probes.next_tick(greeted, soonest))

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from roomkit import Kit
-from test_room_probes import answering
 
 from crisp.server.rooms.latency import COMMON_MIN, RoundTrips, Strays
 
@@ -38,6 +37,21 @@ def test_a_server_behind_probes_no_one_at_its_ticks(tmp_path: Path) -> None:
         kit.clock.lag = 0.0
         await kit.advance(4)
         assert len(ana.of("probe")) == 5  # back at every tick
+
+    asyncio.run(main())
+
+
+def test_the_server_sends_no_more_probes_at_ticks_than_its_budget(tmp_path: Path) -> None:
+    """After a mass reconnect every connection is unsettled: probed in turn, at most
+    ``probe_budget_per_s`` a second for the whole server, not all every ``probe_every_s``."""
+
+    async def main() -> None:
+        kit = Kit(tmp_path, fixed_seed=SEED, probe_every_s=2, probe_budget_per_s=1)
+        _room, phones = await kit.table(["Ana", "Ben", "Cleo", "Dan"])  # none answers
+        await kit.advance(10.01)
+        probed = [len(p.of("probe")) for p in phones]
+        assert 5 <= sum(probed) <= 7  # about one a second: the ticks every 2 s would send 24
+        assert min(probed) >= 1 and max(probed) - min(probed) <= 1  # in turn, none left out
 
     asyncio.run(main())
 
