@@ -87,7 +87,7 @@ class Settings(BaseSettings):
         "probed; probe_every_s again as soon as an answer strays",
     )
     probe_budget_per_s: float = Field(
-        500.0,
+        1000.0,
         gt=0,
         description="the most probes a second the whole server sends at its rooms' probe ticks "
         "(after a mass reconnect, the connections not yet settled are probed in turn instead of "

@@ -87,7 +87,7 @@ class RoundTrips:
     def answered(self, n: int, now: float, strays: Strays | None = None) -> float | None:
         """The answer to probe ``n`` came at ``now``: the round trip, or None for an ``n`` that is
         not in flight (unknown, too old, or answered already: it counts once). ``strays``: the
-        server's settled answers lately (a stray while many stray is not counted)."""
+        server's settled answers lately (a slow stray while many stray is not counted)."""
         sent = self.pending.pop(n, None)
         if sent is None:
             return None
@@ -96,7 +96,7 @@ class RoundTrips:
         if self.agree:
             mid = median_of(samples[-self.settle :])
             strayed = not near(rtt, mid)
-            if strays is not None and strays.saw(now, strayed) and strayed:
+            if strays is not None and strays.saw(now, strayed) and strayed and rtt > mid:
                 self.suspect = None  # a common cause, not this link: not counted
                 return rtt
             if self.suspect is None and strayed:
@@ -152,9 +152,10 @@ COMMON_SPAN_S = 1.0
 class Strays:
     """A server's settled answers lately, and how many strayed. Many links do not change at once:
     when many answers stray together, the cause is common (the server's own lag, its network, a
-    host that runs many phones), and such a stray is not counted. Counted, they unsettled the
-    connections, whose quicker probes added to the load that delayed them: at 2,000 rooms,
-    probes grew to a third of the messages."""
+    host that runs many phones), and such a stray, if slower than the estimate, is not counted (a
+    common cause delays; a faster one says the estimate is too high). Counted, such strays would
+    unsettle the connections, whose quicker probes add to the load that delays the answers (at
+    2,000 rooms, a third of the messages)."""
 
     __slots__ = ("answers", "before", "start", "strays")
 
@@ -179,9 +180,8 @@ class Strays:
 
 
 #: A server whose timers ran later than this lately (``Clock.behind``) sends no probe at its
-#: rooms' ticks: the answers would time its own lag, and the probes add to the load behind it
-#: (at 2,000 rooms dealt at once, probes of the connections not yet settled were 8,000 a second).
-#: Probes are the one load a room may put off.
+#: rooms' ticks and counts no answer: the answers would time its own lag, and the probes add to
+#: the load behind it. Probes are the one load a room may put off.
 SHED_BEHIND_S = 0.05
 
 

@@ -96,3 +96,7 @@ def test_a_settled_connection_stays_settled_through_strays_of_a_common_cause() -
     settled(alone, 0.0)
     alone.answered(alone.sent(10.5), 10.9, Strays())  # a stray alone: asked again at once
     assert alone.quick()
+    fast = RoundTrips(8, settle=3)
+    settled(fast, 0.0, rtt=0.4)  # an estimate too high (taken while the server lagged)
+    fast.answered(fast.sent(10.5), 10.51, strays)  # faster, while many stray: no common cause
+    assert fast.quick()  # held back and asked again at once, as any stray
