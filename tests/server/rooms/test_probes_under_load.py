@@ -1,9 +1,11 @@
 """Probes that do not feed on the load that delays them (crisp/server/rooms/latency.py): a server
 whose timers ran late lately (``Clock.behind`` over ``SHED_BEHIND_S``) sends no probe at its
-rooms' ticks and counts no answer, and a stray of a settled connection while many settled answers
-of the server stray together (``Strays``) is a common cause, not counted. Before, at 2,000 rooms
-a moment of lag made answers stray, each stray brought probes every 2 s, and probes grew to a
-third of the messages. In-process on a hand-moved clock (tests/support/roomkit.py)."""
+rooms' ticks and counts no answer; a slow stray of a settled connection while many settled
+answers of the server stray together (``Strays``) is a common cause, not counted; the server's
+ticks send at most ``probe_budget_per_s`` probes a second, the longest unprobed first. Without
+them, at 2,000 rooms a moment of lag makes answers stray, each stray brings probes every 2 s, and
+probes grow to a third of the messages. In-process on a hand-moved clock
+(tests/support/roomkit.py)."""
 
 from __future__ import annotations
 
@@ -66,7 +68,7 @@ def test_an_answer_read_while_the_server_is_behind_is_not_counted(tmp_path: Path
         kit.clock.lag = 0.3  # the answer is read late because the server is
         await ana.say({"type": "probe_ack", "n": probe["n"]})
         assert room.lag_of(ana) == 0  # no measure: no allowance
-        assert room.probes.trips[ana].pending == {}  # answered, and not asked again at once
+        assert room.probes.trips[ana].pending == {}  # the answer came: not awaited any more
 
     asyncio.run(main())
 
@@ -80,7 +82,7 @@ def test_strays_of_many_settled_answers_at_once_are_a_common_cause() -> None:
     for i in range(COMMON_MIN * 2):
         quiet.saw(100 + i * 0.01, strayed=i == 0)  # 1 of 32
     assert not quiet.saw(100.5, strayed=True)
-    assert not strays.saw(103.0, strayed=True)  # 2 s later, the spans before are forgotten
+    assert not strays.saw(103.0, strayed=True)  # seconds later: the spans before are forgotten
 
 
 def test_a_settled_connection_stays_settled_through_strays_of_a_common_cause() -> None:
