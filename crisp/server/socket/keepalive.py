@@ -43,11 +43,11 @@ class Keepalive:
     __slots__ = (
         "count",
         "interval",
-        "looking",
         "loop",
         "slice",
         "sockets",
         "step",
+        "swept",
         "timeout",
         "timer",
     )
@@ -59,7 +59,7 @@ class Keepalive:
         self.sockets: set[Pingable] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.timer: asyncio.TimerHandle | None = None
-        self.looking: list[Pingable] = []  # the sockets of the current look, as it began
+        self.swept: list[Pingable] = []  # the sockets of the current look, as it began
         self.slice = 0  # the slice of it looked at next
         self.count = 0  # pings sent: the next payload (a pong names the ping it answers)
 
@@ -67,7 +67,7 @@ class Keepalive:
         if loop is not self.loop:  # a server's first socket, or a new loop (the old one ended)
             self.sockets = set()
             self.loop, self.timer = loop, None
-            self.looking, self.slice = [], 0
+            self.swept, self.slice = [], 0
         socket.heard = loop.time()
         socket.ping_payload = None
         self.sockets.add(socket)
@@ -79,7 +79,7 @@ class Keepalive:
         if not self.sockets and self.timer is not None:
             self.timer.cancel()
             self.timer = None
-            self.looking, self.slice = [], 0
+            self.swept, self.slice = [], 0
 
     def sweep(self) -> None:
         """One slice of the current look (the first takes the open sockets as they are)."""
@@ -87,14 +87,14 @@ class Keepalive:
         assert loop is not None
         now = loop.time()
         if self.slice == 0:
-            self.looking = list(self.sockets)
-        looking, sockets, n = self.looking, self.sockets, len(self.looking)
-        for socket in looking[-(-self.slice * n // SLICES) : -(-(self.slice + 1) * n // SLICES)]:
+            self.swept = list(self.sockets)
+        swept, sockets, n = self.swept, self.sockets, len(self.swept)
+        for socket in swept[-(-self.slice * n // SLICES) : -(-(self.slice + 1) * n // SLICES)]:
             if socket in sockets:  # not lost since the look began
                 self.check(socket, now)
         self.slice = (self.slice + 1) % SLICES
         if self.slice == 0:
-            self.looking = []
+            self.swept = []
         if sockets:
             self.timer = loop.call_later(self.step / SLICES, self.sweep)
         else:
