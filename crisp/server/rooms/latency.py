@@ -218,8 +218,9 @@ class Probes:
         self.settled_every_s = settled_every_s  # None: every probe_every_s, settled or not
         self.settle = settle  # answers near the median that settle it (None: ``samples``)
         self.trips: dict[Peer, RoundTrips] = {}
-        self.strays = Strays()  # the room's own; the hub gives its rooms the server's
-        self.budget: TokenBucket | None = None  # the server's probes at ticks (the hub's)
+        # the server's, given by the hub (None: no common cause told, no budget)
+        self.strays: Strays | None = None  # its settled answers lately
+        self.budget: TokenBucket | None = None  # its probes at the rooms' ticks
         self.rng = rng or random.Random()  # the jitter of settled probes (not a secret)
 
     def afford(self) -> bool:

@@ -465,7 +465,7 @@ class Room(Committing):
                 if probes.due(conn) and probes.afford():
                     self._later(functools.partial(self._probe, conn))
         soonest = self.clock.now() + self.settings.probe_every_s
-        self.probe_timer.set(self.probes.next_tick(greeted, soonest))
+        self.probe_timer.set(probes.next_tick(greeted, soonest))
 
     def _probe_soon(self) -> None:
         """A connection needs probes every ``probe_every_s`` (it is new, or its answer strayed):
