@@ -15,7 +15,6 @@ import random
 
 from crisp.server.clock import Clock
 from crisp.server.limits import room_limits
-from crisp.server.limits.bucket import TokenBucket
 from crisp.server.observe.metrics import Metrics
 from crisp.server.registry import Registry
 from crisp.server.rooms.batch import GroupCommit
@@ -23,6 +22,7 @@ from crisp.server.rooms.handlers import dispatch
 from crisp.server.rooms.latency import Strays
 from crisp.server.rooms.lobby import Lobby
 from crisp.server.rooms.peer import Peer
+from crisp.server.rooms.probebudget import ProbeBudget
 from crisp.server.rooms.room import Room
 from crisp.server.rooms.seeds import draw_server_seed
 from crisp.server.settings import Settings
@@ -63,8 +63,7 @@ class Hub:
         # every room's settled answers: strays of a common cause are not counted (latency.py)
         self.strays = Strays()
         # every room's probes at its ticks: a mass reconnect is probed in turn (latency.py)
-        rate = settings.probe_budget_per_s
-        self.probe_budget = TokenBucket(rate, rate, 0.0)  # full at its first use
+        self.probe_budget = ProbeBudget(settings.probe_budget_per_s)
 
     # -- life ---------------------------------------------------------------------------------
 

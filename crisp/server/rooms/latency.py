@@ -26,15 +26,16 @@ strays brings the tick back within ``probe_every_s``.
 Under load, probes give way (``SHED_BEHIND_S``, ``Strays``, ``probe_budget_per_s``): a server
 that is behind sends none at its ticks and counts no answer, a stray while many of the server's
 settled answers stray is not counted, and the server's ticks send at most a budget of probes a
-second, the longest unprobed first."""
+second, the longest unprobed first: a budget that eases off as soon as the server's timers run
+late (probebudget.py)."""
 
 from __future__ import annotations
 
 import random
 
 from crisp.server.clock import Clock
-from crisp.server.limits.bucket import TokenBucket
 from crisp.server.rooms.peer import Peer
+from crisp.server.rooms.probebudget import ProbeBudget
 from crisp.server.wire.encoder import dumps as encode
 
 
@@ -220,7 +221,7 @@ class Probes:
         self.trips: dict[Peer, RoundTrips] = {}
         # the server's, given by the hub (None: no common cause told, no budget)
         self.strays: Strays | None = None  # its settled answers lately
-        self.budget: TokenBucket | None = None  # its probes at the rooms' ticks
+        self.budget: ProbeBudget | None = None  # its probes at the rooms' ticks
         self.rng = rng or random.Random()  # the jitter of settled probes (not a secret)
 
     def afford(self) -> bool:
@@ -235,8 +236,12 @@ class Probes:
         return sorted(conns, key=lambda conn: trips[conn].last if conn in trips else 0.0)
 
     def shed(self) -> bool:
-        """Whether the server is too far behind to probe at a tick (``SHED_BEHIND_S``)."""
-        return self.clock.behind() > SHED_BEHIND_S
+        """Whether the server is too far behind to probe at a tick (``SHED_BEHIND_S``); the
+        budget sees how late it runs (probebudget.py: it eases off before this)."""
+        behind = self.clock.behind()
+        if self.budget is not None:
+            self.budget.saw(self.clock.now(), behind)
+        return behind > SHED_BEHIND_S
 
     def due(self, conn: Peer) -> bool:
         """Whether ``conn`` is probed at this tick of the room's ``probe_every_s``: always
