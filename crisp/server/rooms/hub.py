@@ -62,7 +62,7 @@ class Hub:
         self.rng = random.Random()
         # every room's settled answers: strays of a common cause are not counted (latency.py)
         self.strays = Strays()
-        # every room's probes at its ticks: a mass reconnect is probed in turn (latency.py)
+        # every room's probes at its ticks, as the server can spare (probebudget.py)
         self.probe_budget = ProbeBudget(settings.probe_budget_per_s)
 
     # -- life ---------------------------------------------------------------------------------
