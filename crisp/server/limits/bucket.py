@@ -43,6 +43,14 @@ class TokenBucket:
         self.tokens -= cost
         return True
 
+    def retune(self, now: float, rate: float, burst: float) -> None:
+        """``rate`` tokens a second and at most ``burst`` saved up from ``now`` on (the tokens
+        due until ``now`` come at the old rate; any over the new ``burst`` are dropped)."""
+        self._refill(now)
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = min(self.tokens, self.burst)
+
     def full(self, now: float) -> bool:
         self._refill(now)
         return self.tokens >= self.burst

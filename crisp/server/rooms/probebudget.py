@@ -68,18 +68,11 @@ class ProbeBudget:
         if self.cut_at is not None and now - self.cut_at < CUT_SPAN_S:
             return
         self.cut_at = now
-        self._set(bucket, max(self.least, bucket.rate / 2), now)
+        rate = max(self.least, bucket.rate / 2)
+        bucket.retune(now, rate, burst(rate))
 
     def _grow(self, bucket: TokenBucket, now: float) -> None:
         if bucket.rate < self.most and now > self.at:
-            grown = bucket.rate + self.most * (now - self.at) / RAMP_S
-            self._set(bucket, min(self.most, grown), now)
+            rate = min(self.most, bucket.rate + self.most * (now - self.at) / RAMP_S)
+            bucket.retune(now, rate, burst(rate))
         self.at = now
-
-    @staticmethod
-    def _set(bucket: TokenBucket, rate: float, now: float) -> None:
-        """A new rate from ``now`` on (the tokens due until now at the old one)."""
-        bucket.wait(now)  # refills at the old rate
-        bucket.rate = rate
-        bucket.burst = burst(rate)
-        bucket.tokens = min(bucket.tokens, bucket.burst)

@@ -54,6 +54,15 @@ def test_bucket_gives_its_burst_then_its_rate() -> None:
     assert b.tokens == 3
 
 
+def test_a_retuned_bucket_refills_at_the_old_rate_until_then_and_keeps_its_new_burst() -> None:
+    b = TokenBucket(rate=10, burst=10, now=0)
+    assert all(b.take(0) for _ in range(10))
+    b.retune(0.5, rate=2, burst=4)  # 5 tokens came at 10 a second; 4 kept
+    assert b.tokens == 4
+    assert [b.take(0.5) for _ in range(5)] == [True] * 4 + [False]
+    assert b.wait(0.5) == pytest.approx(0.5)  # now one in 1/2 s
+
+
 def test_keyed_buckets_remember_at_most_max_keys_least_recent_first() -> None:
     kb = KeyedBuckets(rate=1, burst=1, max_keys=3)
     for ip in ("a", "b", "c"):
