@@ -30,6 +30,7 @@ from crisp.server.rooms.hub import Hub
 from crisp.server.rooms.room import Room
 from crisp.server.settings import Settings
 from crisp.server.socket.endpoint import endpoint
+from crisp.server.socket.flusher import Flusher
 from crisp.server.socket.lane import WebSocketLane
 from crisp.server.store.leases import Leases, RoomBusy
 from crisp.server.store.outage import StoreUnavailable
@@ -102,6 +103,7 @@ def create_app(
         store, leases = open_store(settings)
     hub = Hub(settings, store, clock or LoopClock(), games, leases)
     metrics = hub.metrics = Metrics(hub)
+    flusher = Flusher()  # every socket's writes of a turn, from one callback at its end
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -283,7 +285,7 @@ def create_app(
             await ws.accept()
             await ws.close(CloseCode.GOING_AWAY)
             return
-        await endpoint(ws, code, hub)
+        await endpoint(ws, code, hub, flusher)
 
     # Outermost last: the client's address behind a trusted proxy (every layer sees it), then the
     # WebSocket lane (/ws/CODE, its code limit's refusal the 429 as the handshake's denial).

@@ -20,8 +20,10 @@ flight has landed (so a room's batches commit in order). If the batch in flight 
 record in the next batch is undone with it (merged: the room goes back to its state before the
 first of them, and every sender of either is refused).
 
-Whoever needs the outcome (an HTTP route that creates or joins, the hub for the sender of a
-message) awaits ``Room.settled()``: a future resolved by the flush (a ``Refused`` on failure).
+Whoever needs the outcome (an HTTP route that creates or joins) awaits ``Room.settled()``: a
+future resolved by the flush (a ``Refused`` on failure). The sender of a message handled at once
+needs only a failure: ``Room.if_undone`` tells it the refusal, and a commit that lands costs it
+nothing (no future, no callback).
 Without a running event loop (loading at start-up, a command-line tool) or with group commit off
 (``CRISP_GROUP_COMMIT=0``) there is no turn to wait for: the room's change is written at once,
 in a batch of its own (``write_now``), by the same code, and a failure raises its refusal.
@@ -82,6 +84,7 @@ class Pending:
     always: list[Callable[[], None]] = field(default_factory=list)  # done even if it fails
     presence: bool = False  # who is connected changed in the batch (a hello, a socket gone)
     future: asyncio.Future[None] | None = None
+    undo_told: list[Callable[[Exception], None]] = field(default_factory=list)  # if it fails
     sealed: bool = False  # its row is being written: a new change of the room opens a new one
     merged: list[Pending] = field(default_factory=list)  # the next batch's records, undone too
     refusal: Exception | None = None  # its senders' refusal, once its commit failed
@@ -99,6 +102,7 @@ class Pending:
         self.hellos += later.hellos
         self.states += later.states
         self.always += later.always
+        self.undo_told += later.undo_told
 
     def futures(self) -> list[asyncio.Future[None]]:
         """Whoever waits for this record (and the ones merged into it)."""
@@ -272,6 +276,8 @@ class GroupCommit:
             p.error = err
             for future in p.futures():
                 future.set_exception(refusal)
+            for tell in p.undo_told:
+                tell(refusal)
 
     def _merge_later(self, batch: list[Pending]) -> None:
         """The failed rooms' records in the next batch (changed while this one was in flight)

@@ -17,7 +17,7 @@ from crisp.server.rooms.batch import GroupCommit, Pending, Queued
 from crisp.server.rooms.lobby import IN_GAME, Lobby
 from crisp.server.rooms.peer import Peer
 from crisp.server.rooms.seatbots import SeatBots
-from crisp.server.seam import GameSpec, LogEntry, Match
+from crisp.server.seam import GameSpec, LogEntry, Match, Outgoing
 from crisp.server.settings import Settings
 from crisp.server.wire.closecodes import CloseCode
 from crisp.server.wire.encoder import dumps as encode
@@ -152,6 +152,12 @@ class Committing:
         if pending.future is None:
             pending.future = self.batch.future()
         return pending.future
+
+    def if_undone(self, tell: Callable[[Exception], None]) -> None:
+        """``tell(refusal)`` if the commit of the pending changes fails (nothing if none is
+        pending, or once it is stored)."""
+        if self._pending is not None:
+            self._pending.undo_told.append(tell)
 
     def _out(self, conn: Peer, text: str) -> None:
         """Send now, or after the commit of the pending changes (nothing goes out before)."""
@@ -302,19 +308,30 @@ class Committing:
             elif kind == "do":
                 item(v)
 
-    def _broadcast(self, outs: list[Any], v: int) -> None:
+    def _broadcast(self, outs: list[Outgoing], v: int) -> None:
         """The game's messages, each encoded once, to every connection entitled to it."""
         conns = [c for c in self.conns if c.greeted]
         self._probe_along(conns)  # a probe that is due rides in the same frame, first
         queue = self._pending.sends if self._pending is not None else None
         for out in outs:
             text = encode({**out.msg, "v": v})
-            for conn in conns:
-                if out.for_seat(conn.seat):
-                    if queue is None:
-                        conn.send(text)
-                    else:
-                        queue.append((conn, text))
+            to = _recipients(out, conns)
+            if queue is None:
+                for conn in to:
+                    conn.send(text)
+            else:
+                queue += [(conn, text) for conn in to]
         self.bots.observe(outs)
         if self._pending is not None and outs:
             self._pending.observed = True
+
+
+def _recipients(out: Outgoing, conns: list[Peer]) -> list[Peer]:
+    """The connections ``out`` goes to: by its ``to`` as the seam defines it (everyone, or one
+    seat: most messages), else as the game's ``for_seat`` answers for each."""
+    to = out.to
+    if to is None:
+        return conns
+    if to >= 0:
+        return [conn for conn in conns if conn.seat == to]
+    return [conn for conn in conns if out.for_seat(conn.seat)]

@@ -283,9 +283,7 @@ class Hub:
         if room.lock.locked():
             return False
         about = self._handle(room, conn, text)
-        commit = room.settled()
-        if commit is not None:
-            commit.add_done_callback(lambda done: _tell_refused(room, conn, about, done))
+        room.if_undone(lambda refusal: _tell_refused(room, conn, about, refusal))
         return True
 
     def _handle(self, room: Room, conn: Peer, text: str) -> str | None:
@@ -344,12 +342,9 @@ class Hub:
         await room.quietly_settled()
 
 
-def _tell_refused(room: Room, conn: Peer, about: str | None, commit: asyncio.Future[None]) -> None:
+def _tell_refused(room: Room, conn: Peer, about: str | None, refusal: Exception) -> None:
     """A commit that failed is the sender's refusal (``unavailable``, ``moved``), as awaited."""
-    if commit.cancelled():
-        return
-    err = commit.exception()
-    if isinstance(err, Refused):
-        room.error(conn, err, about)
-    elif err is not None:
-        log.error("room %s: a commit failed with %r", room.code, err)
+    if isinstance(refusal, Refused):
+        room.error(conn, refusal, about)
+    else:
+        log.error("room %s: a commit failed with %r", room.code, refusal)

@@ -31,6 +31,7 @@ late (probebudget.py)."""
 
 from __future__ import annotations
 
+import math
 import random
 
 from crisp.server.clock import Clock
@@ -223,6 +224,9 @@ class Probes:
         self.strays: Strays | None = None  # its settled answers lately
         self.budget: ProbeBudget | None = None  # its probes at the rooms' ticks
         self.rng = rng or random.Random()  # the jitter of settled probes (not a secret)
+        # no settled connection is due a probe before this (at most the earliest ``next_due``):
+        # the room's messages look at none of them before it
+        self.along_from = math.inf
 
     def afford(self) -> bool:
         """Whether the server's budget (``probe_budget_per_s``) has a probe left now: one taken.
@@ -261,6 +265,21 @@ class Probes:
         trips.next_due = now + every
         return True
 
+    def along(self, conns: list[Peer], now: float) -> list[Peer]:
+        """The settled ``conns`` due a probe at ``now`` (``due_along``), to go with the
+        messages the room sends them now; none is looked at before the earliest is due."""
+        if now < self.along_from:
+            return []
+        due = [conn for conn in conns if self.due_along(conn, now)]
+        self.along_from = min(
+            (trips.next_due for trips in self.trips.values() if trips.settled()), default=math.inf
+        )
+        return due
+
+    def _due_by(self, trips: RoundTrips) -> None:
+        """``trips.next_due`` was set: it may be the earliest."""
+        self.along_from = min(self.along_from, trips.next_due)
+
     def probe(self, conn: Peer) -> None:
         """Send ``conn`` a probe now."""
         trips = self.trips.get(conn)
@@ -269,6 +288,7 @@ class Probes:
         now = self.clock.now()
         if self.settled_every_s is not None:
             trips.next_due = now + self.settled_every_s * self.rng.uniform(0.75, 1.25)
+            self._due_by(trips)
         conn.send(encode({"type": "probe", "n": trips.sent(now)}))
 
     def answered(self, conn: Peer, n: int) -> bool:
@@ -281,6 +301,7 @@ class Probes:
             trips.uncounted(n)
             return False
         trips.answered(n, self.clock.now(), self.strays)
+        self._due_by(trips)  # a lone stray makes the next probe due at once
         return trips.quick()
 
     def next_tick(self, conns: list[Peer], soonest: float) -> float:

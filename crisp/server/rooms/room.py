@@ -382,7 +382,7 @@ class Room(Committing):
         """After every change: the bots choose, and the timer is set for the next thing due
         (kept as it is when that has not moved: most moves leave the deadlines alone)."""
         playing = self.lobby.phase == Phase.PLAYING and self.match is not None
-        if playing and self.game_clock.paused_at is None:
+        if playing and self.bots.bots and self.game_clock.paused_at is None:
             try:
                 self.bots.plan(self.game_now())
             except Exception:
@@ -478,12 +478,9 @@ class Room(Committing):
     def _probe_along(self, conns: list[Peer]) -> None:
         """A settled connection whose probe is due gets it now, ahead of the messages going to
         it in the same frame (latency.py)."""
-        probes = self.probes
-        if probes.trips:
-            now = self.clock.now()
-            for conn in conns:
-                if probes.due_along(conn, now):
-                    self._later(functools.partial(self._probe, conn))
+        if self.probes.trips:
+            for conn in self.probes.along(conns, self.clock.now()):
+                self._later(functools.partial(self._probe, conn))
 
     def _probe(self, conn: Peer) -> None:
         if conn in self.conns and not conn.closed:

@@ -19,6 +19,7 @@ from starlette.websockets import WebSocket
 
 from crisp.server.limits.bucket import TokenBucket
 from crisp.server.socket.direct import EXTENSION, DirectSocket
+from crisp.server.socket.flusher import Flusher
 from crisp.server.socket.frames import text_frame, text_frames
 from crisp.server.wire.closecodes import CloseCode
 from crisp.server.wire.frames import frame
@@ -34,6 +35,7 @@ class Connection:
         "close_code",
         "closed",
         "direct",
+        "flusher",
         "greeted",
         "loop",
         "member",
@@ -48,7 +50,15 @@ class Connection:
         "ws",
     )
 
-    def __init__(self, ws: WebSocket, *, queue_max: int, rate: float, burst: int) -> None:
+    def __init__(
+        self,
+        ws: WebSocket,
+        *,
+        queue_max: int,
+        rate: float,
+        burst: int,
+        flusher: Flusher | None = None,
+    ) -> None:
         self.ws: WebSocket | None = ws  # the ASGI side; dropped where the direct path serves
         # The send queue: a list taken whole (cheaper per message than an asyncio.Queue, and per
         # socket than a deque's 760 bytes); None, queued by close(), ends it.
@@ -65,6 +75,7 @@ class Connection:
         self.loop: asyncio.AbstractEventLoop | None = None  # set by start()
         self.direct: DirectSocket | None = None  # the server's direct path, if it offers one
         self.pending = False  # direct: a flush is due at the end of this turn
+        self.flusher = flusher or Flusher()  # the server's: one callback a turn for all
         self.waiting = False  # direct: the transport is full, a task waits for it to drain
         self.wakeup: asyncio.Future[None] | None = None  # ASGI: the idle writer task waits on it
         self.writer: asyncio.Task[None] | None = None  # the ASGI writer, a drain or the close
@@ -86,9 +97,13 @@ class Connection:
         """Queue one message; never waits. A phone that stops reading is cut off."""
         if self.closed:
             return
-        if len(self.queue) >= self.queue_max:
-            log.info("closing a connection that stopped reading (%d queued)", len(self.queue))
+        queue = self.queue
+        if len(queue) >= self.queue_max:
+            log.info("closing a connection that stopped reading (%d queued)", len(queue))
             self.abort(CloseCode.TOO_SLOW)
+            return
+        if self.pending:  # the direct path's flush is due already: nothing more to do
+            queue.append(text)
             return
         self._put(text)
 
@@ -105,7 +120,7 @@ class Connection:
     def _due(self) -> None:
         assert self.loop is not None
         self.pending = True
-        self.loop.call_soon(self._flush)
+        self.flusher.add(self, self.loop)
 
     def close(self, code: int) -> None:
         """Send what is queued, then close with ``code``."""
@@ -132,7 +147,7 @@ class Connection:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.ws.close(code), 5)
 
-    def _flush(self) -> None:
+    def flush_due(self) -> None:
         """Direct: everything queued in one write (the turn that queued it is over), or a task
         that waits for a full transport to drain; a close queued by close() starts the close."""
         self.pending = False
@@ -174,7 +189,7 @@ class Connection:
     async def _drain(self, direct: DirectSocket) -> None:
         await direct.drained()
         self.waiting = False
-        self._flush()
+        self.flush_due()
 
     async def _close_ws(self) -> None:
         assert self.ws is not None
@@ -212,7 +227,7 @@ class Connection:
         if not self.closed:
             return
         if self.pending:
-            self._flush()
+            self.flush_due()
         while (writer := self.writer) is not None and not writer.done():
             await asyncio.wait([writer])
 

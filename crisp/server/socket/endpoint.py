@@ -16,6 +16,7 @@ from crisp.server.rooms.hub import Hub
 from crisp.server.rooms.room import Room
 from crisp.server.settings import Settings
 from crisp.server.socket.connection import Connection
+from crisp.server.socket.flusher import Flusher
 from crisp.server.socket.inbox import Inbox, admitted, refuse_binary
 from crisp.server.wire.closecodes import CloseCode
 from crisp.server.wire.roomcode import normalize_code
@@ -41,7 +42,7 @@ def origin_allowed(ws: WebSocket, settings: Settings) -> bool:
     return urlsplit(origin).netloc.lower() == (header(ws, b"host") or "").lower()
 
 
-async def endpoint(ws: WebSocket, code: str, hub: Hub) -> None:
+async def endpoint(ws: WebSocket, code: str, hub: Hub, flusher: Flusher | None = None) -> None:
     settings = hub.settings
     if not origin_allowed(ws, settings):
         await ws.close(CloseCode.POLICY)  # before accept: the handshake gets HTTP 403
@@ -54,7 +55,11 @@ async def endpoint(ws: WebSocket, code: str, hub: Hub) -> None:
         await ws.close(CloseCode.NO_ROOM)
         return
     conn = Connection(
-        ws, queue_max=settings.send_queue_max, rate=settings.rate_per_s, burst=settings.rate_burst
+        ws,
+        queue_max=settings.send_queue_max,
+        rate=settings.rate_per_s,
+        burst=settings.rate_burst,
+        flusher=flusher,
     )
     conn.start()
     room.conns.add(conn)

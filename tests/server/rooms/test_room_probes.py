@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from roomkit import FakePhone, Kit
 
-from crisp.server.rooms.latency import RoundTrips, median_of, near
+from crisp.server.clock import ManualClock
+from crisp.server.rooms.latency import Probes, RoundTrips, median_of, near
 
 SEED = 5
 
@@ -164,6 +165,7 @@ def test_a_due_probe_rides_ahead_of_the_next_messages_and_the_tick_skips_it(tmp_
         trips = room.probes.trips[ana]
         assert trips.settled()
         t0 = trips.next_due = kit.clock.now()  # due now
+        room.probes.along_from = t0  # as a probe's or an answer's time would set it
         before = len(ana.got)
         await ben.act("ready")
         got = ana.got[before:]
@@ -178,6 +180,39 @@ def test_a_due_probe_rides_ahead_of_the_next_messages_and_the_tick_skips_it(tmp_
         assert len(ana.of("probe")) == sent
 
     asyncio.run(main())
+
+
+class Sink:
+    """A connection as the probes see it: what it is sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def send(self, text: str) -> None:
+        self.sent.append(text)
+
+
+def test_the_messages_look_for_a_probe_to_take_along_only_once_the_first_is_due() -> None:
+    """``Probes.along`` finds the settled connections due a probe, and before the earliest of
+    them is due finds none without looking (its bound follows every probe and answer)."""
+    clock = ManualClock()
+    probes = Probes(clock, 5, 300, settled_every_s=10, rng=random.Random(1), settle=3)
+    a, b = Sink(), Sink()
+    for _ in range(3):  # three answers that agree: both settled
+        for conn in (a, b):
+            probes.probe(conn)  # type: ignore[arg-type]
+        clock.t += 0.1
+        for conn in (a, b):
+            probes.answered(conn, probes.trips[conn].next_n - 1)  # type: ignore[index, arg-type]
+    first = min((a, b), key=lambda c: probes.trips[c].next_due)  # type: ignore[index]
+    due = probes.trips[first].next_due  # type: ignore[index]
+    assert probes.along_from <= due  # a bound: the earliest ever set, until a look
+    assert probes.along([a, b], due - 0.01) == []  # type: ignore[list-item]
+    assert probes.along_from == due  # the look found the earliest
+    assert probes.trips[first].next_due == due  # type: ignore[index]
+    assert probes.along([a, b], due) == [first]  # type: ignore[list-item]
+    assert probes.trips[first].next_due == due + 10  # type: ignore[index]
+    assert probes.along_from == min(t.next_due for t in probes.trips.values())
 
 
 def test_a_room_all_settled_ticks_when_its_first_probe_is_due_and_a_stray_brings_it_near(

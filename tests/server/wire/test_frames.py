@@ -38,6 +38,13 @@ def test_the_shared_encoder_writes_what_json_dumps_writes() -> None:
         assert dumps(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+def test_the_shared_encoder_writes_floats_under_1e_4_otherwise_but_the_same_numbers() -> None:
+    """``json.dumps`` writes 1e-05 and 2.5e-07; the encoder ``0.00001`` and ``2.5e-7``."""
+    value = {"t": 1e-05, "u": 2.5e-7}
+    assert dumps(value) == '{"t":0.00001,"u":2.5e-7}'
+    assert json.loads(dumps(value)) == value
+
+
 def test_the_leak_checker_checks_each_message_of_an_array() -> None:
     """An array fed whole is checked message by message (a frame cannot hide a leak)."""
     checker = Tracker({"players": ["A", "B"], "rounds": []}, 0)
