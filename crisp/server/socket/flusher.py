@@ -29,10 +29,10 @@ class Flusher:
 
     def add(self, conn: Flushable, loop: asyncio.AbstractEventLoop) -> None:
         """Write ``conn``'s queue at the end of this turn (it is not in this turn's list yet)."""
-        if not self.due or self.loop is not loop:
-            if self.loop is not loop:
-                self.due = []  # a closed loop's, whose flush will never run
+        if self.loop is not loop:
+            self.due = []  # a closed loop's, whose flush will never run
             self.loop = loop
+        if not self.due:
             loop.call_soon(self.flush)
         self.due.append(conn)
 
