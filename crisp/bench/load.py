@@ -164,6 +164,8 @@ class Stats:
     msgs: int = 0  # messages (events) received by all the sockets
     frames: int = 0  # text frames received (a frame may hold several messages)
     probes: int = 0  # of the messages: round-trip probes
+    probe_frames: int = 0  # of the frames: those that held probes only (no message of the game)
+    probe_frame_bytes: int = 0  # their payload bytes
     bytes: int = 0  # payload bytes of the frames received
     actions: int = 0
     latencies: list[float] = field(default_factory=list)
@@ -171,6 +173,7 @@ class Stats:
 
     def begin(self) -> None:
         self.msgs = self.frames = self.probes = self.bytes = self.actions = 0
+        self.probe_frames = self.probe_frame_bytes = 0
         self.latencies = []
         self.start = time.perf_counter()
         self.measuring = True
@@ -192,6 +195,8 @@ class Window:
     frames_per_s: float
     bytes_per_frame: float
     probe_share: float
+    probe_frames_per_s: float  # frames that held probes only
+    game_frame_bytes: float  # mean payload of the other frames
     actions_per_s: float
     p50_ms: float
     p95_ms: float
@@ -216,6 +221,8 @@ class Window:
                 if self.actions_per_s
                 else None,
                 "probe_share": round(self.probe_share, 3),
+                "probe_frames_per_s": round(self.probe_frames_per_s, 1),
+                "game_frame_bytes": round(self.game_frame_bytes),
                 "actions_per_s": round(self.actions_per_s),
                 "p50_ms": round(self.p50_ms, 2),
                 "p95_ms": round(self.p95_ms, 2),
@@ -250,6 +257,7 @@ async def measure(stats: Stats, pid: int, warmup: float, seconds: float) -> Wind
         gc.enable()
     elapsed = time.perf_counter() - stats.start
     cpu1, mine1 = cpu_seconds(pid), time.process_time()
+    game_frames = stats.frames - stats.probe_frames
     ms = [x * 1000 for x in stats.latencies]
     return Window(
         seconds=elapsed,
@@ -257,6 +265,10 @@ async def measure(stats: Stats, pid: int, warmup: float, seconds: float) -> Wind
         frames_per_s=stats.frames / elapsed,
         bytes_per_frame=stats.bytes / stats.frames if stats.frames else 0.0,
         probe_share=stats.probes / stats.msgs if stats.msgs else 0.0,
+        probe_frames_per_s=stats.probe_frames / elapsed,
+        game_frame_bytes=(stats.bytes - stats.probe_frame_bytes) / game_frames
+        if game_frames
+        else 0.0,
         actions_per_s=stats.actions / elapsed,
         p50_ms=statistics.median(ms) if ms else float("nan"),
         p95_ms=percentile(ms, 0.95),
@@ -464,6 +476,8 @@ def on_game_text(conn: WsConn, data: bytes) -> None:
         if stats.measuring:
             stats.frames += 1
             stats.msgs += len(msgs)
+            if all(msg.get("type") == "probe" for msg in msgs):
+                probe_frame(stats, len(data))
         for msg in msgs:
             on_game_dict(p, msg)
         return
@@ -473,6 +487,8 @@ def on_game_text(conn: WsConn, data: bytes) -> None:
     i = data.find(b'"type":"') + 8
     typ = data[i : data.find(b'"', i)]
     if typ == b"probe":
+        if stats.measuring:
+            probe_frame(stats, len(data))
         on_probe(p, loads(data))
         return
     if typ in PARSED or not data.endswith(b"}"):
@@ -503,6 +519,12 @@ def on_game_text(conn: WsConn, data: bytes) -> None:
             p.act("crisp")
     elif typ == b"turn" and seat == p.seat:
         on_game_message(p, loads(data))
+
+
+def probe_frame(stats: Stats, size: int) -> None:
+    """A frame that held probes only: no traffic of the game's (the relays carry none)."""
+    stats.probe_frames += 1
+    stats.probe_frame_bytes += size
 
 
 def on_probe(p: Player, msg: dict[str, Any]) -> None:
@@ -964,14 +986,15 @@ def relay_row(
         if not as_json:
             print(f"  relay {kind}: not run ({row['skipped']})")
         return row
-    probe_frames = game["probe_share"] * game["msgs_per_s"]  # a probe travels alone
+    # the game's frames but those that held probes only (a probe that rode with the game's
+    # messages is in their frame: the relay carries that frame, a little shorter)
     traffic = load_relays.Traffic(
         rooms=game["rooms"],
         action_gap_s=game["rooms"] / game["actions_per_s"],
         frames_per_action=max(
-            1.0, (game["frames_per_s"] - probe_frames) / 8 / game["actions_per_s"]
+            1.0, (game["frames_per_s"] - game["probe_frames_per_s"]) / 8 / game["actions_per_s"]
         ),
-        frame_bytes=max(60, game["bytes_per_frame"]),
+        frame_bytes=max(60, game["game_frame_bytes"]),
     )
     row = load_relays.run_relay(kind, traffic, warmup, seconds, server_env(False), server_core)
     row["game_cpu_ratio"] = (
@@ -1033,8 +1056,9 @@ def print_human(r: dict[str, Any]) -> None:
     print(
         f"Human pace, {r['rooms']} rooms of 8 (clock speed 1): {r['actions_per_s']} actions/s, "
         f"{r['msgs_per_s']} msgs/s in {r['frames_per_s']} frames/s ({r['msgs_per_action']} msgs, "
-        f"{r['frames_per_action']} frames per action; probes {r['probe_share']}); "
-        f"p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms, "
+        f"{r['frames_per_action']} frames per action; probes {r['probe_share']} of the msgs, "
+        f"{r['probe_frames_per_s']} frames/s of probes alone); p50 {r['p50_ms']} ms, p99 "
+        f"{r['p99_ms']} ms, "
         f"max {r['max_ms']} ms; server CPU {r['server_cpu_pct']}%, generator CPU "
         f"{r['generator_cpu_pct']}%; server RSS {r['server_rss_open_mb']} MB with the rooms, "
         f"peak {r['server_peak_rss_mb']} MB ({r['kb_per_room']} KB/room); refused "

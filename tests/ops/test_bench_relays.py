@@ -91,9 +91,11 @@ def test_the_bench_prints_the_durable_row_with_its_store(
         "rooms": 2,
         "actions_per_s": 10.0,
         "probe_share": 0.0,
+        "probe_frames_per_s": 0.0,
         "msgs_per_s": 160.0,
         "frames_per_s": 160.0,
         "bytes_per_frame": 120,
+        "game_frame_bytes": 120,
         "server_cpu_pct": 5.0,
         "kb_per_room": 100.0,
     }

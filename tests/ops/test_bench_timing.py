@@ -69,3 +69,36 @@ def test_the_generator_collects_no_garbage_in_the_measured_window() -> None:
     assert gc.isenabled()
     asyncio.run(main())
     assert seen == [False] * 4 and gc.isenabled()
+
+
+class Socket:
+    """The generator's socket as ``on_game_text`` sees it: its player, and what it sends."""
+
+    def __init__(self, owner: load.Player) -> None:
+        self.owner = owner
+        self.sent: list[bytes] = []
+
+    def send_text(self, data: bytes | str) -> None:
+        self.sent.append(data if isinstance(data, bytes) else data.encode())
+
+
+def test_the_frames_that_hold_probes_only_are_counted_apart_from_the_game_s() -> None:
+    """The relays carry the game's frames but not its probes: a frame that holds probes only is
+    counted (``probe_frames_per_s``) and its bytes left out of the game's frames' mean size; a
+    probe that rides in a frame of the game's messages leaves that frame counted as the game's."""
+    stats = load.Stats()
+    stats.begin()
+    room = load.GameRoom("ROOM", stats, load.Pace(speed=1.0, human=True))
+    ana = load.Player(room, 0, "t0")
+    sock = Socket(ana)
+    ana.conn = sock  # type: ignore[assignment]
+    alone = b'{"type":"probe","n":4}'
+    two_alone = b'[{"type":"probe","n":5},{"type":"probe","n":6}]'
+    along = b'[{"type":"probe","n":7},{"type":"presence","seats":[0],"v":3}]'
+    for data in (alone, two_alone, along):
+        load.on_game_text(sock, data)  # type: ignore[arg-type]
+    assert len(sock.sent) == 4  # every probe answered
+    assert (stats.frames, stats.msgs, stats.probes) == (3, 5, 4)
+    assert stats.probe_frames == 2
+    assert stats.probe_frame_bytes == len(alone) + len(two_alone)
+    assert stats.bytes - stats.probe_frame_bytes == len(along)

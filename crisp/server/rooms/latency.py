@@ -8,7 +8,8 @@ capped by ``window_lag_cap_ms``; 0 until a round trip is measured.
 Cheaper probes: a connection whose estimate is settled (its last
 ``rtt_settle_samples`` round trips, 3 by default, all ``near`` their own median) is probed only
 every ``probe_settled_every_s``, give or take a quarter at random (so a room's probes do not come
-in step). An answer that strays from them is held back (``suspect``) and the next probe is due at
+in step): due from seven to nine eighths of it after the last, and sent by ten eighths. An
+answer that strays from them is held back (``suspect``) and the next probe is due at
 once: if its answer agrees, the stray is forgotten (one busy moment of the server or the phone is
 not a change of the link, and costs one probe, not ``rtt_settle_samples``); if it strays too,
 both count, and probes come every ``probe_every_s`` again until that many in a row agree. When
@@ -20,8 +21,10 @@ median of the last ``rtt_samples``. A connection that does not answer stays unse
 A settled connection's probe goes with the first messages the room sends it once it is due, first
 in their frame (no frame and no wake of its own), or at the room's next probe tick if none goes
 before it. The room ticks every ``probe_every_s`` while one of its connections is not settled;
-once all are, it ticks when the first of their probes is due, and a connection that is new or
-strays brings the tick back within ``probe_every_s``.
+once all are, it ticks an eighth of ``probe_settled_every_s`` after the first of their probes is
+due (``ALONG_GRACE``): a room in play has most often sent them along by then, and a quiet room
+probes at that tick every connection due. A connection that is new or strays brings the tick
+back within ``probe_every_s``.
 
 Under load, probes give way (``SHED_BEHIND_S``, ``Strays``, ``probe_budget_per_s``): a server
 that is behind sends none at its ticks and counts no answer, a stray while many of the server's
@@ -185,6 +188,13 @@ class Strays:
 #: rooms' ticks and counts no answer: the answers would time its own lag, and the probes add to
 #: the load behind it. Probes are the one load a room may put off.
 SHED_BEHIND_S = 0.05
+#: A settled connection's next probe is due this share of ``probe_settled_every_s`` after its
+#: last, at random (so a room's connections do not come due in step) ...
+SETTLED_DUE = (0.875, 1.125)
+#: ... and the room's tick comes this share of it after the first is due: time for the room's
+#: messages to take the due probes along (at human pace a room sends every 2 s or so), so that
+#: a room in play most often wakes for none and sends none in a frame of its own.
+ALONG_GRACE = 0.125
 
 
 def near(rtt: float, median: float) -> bool:
@@ -287,7 +297,7 @@ class Probes:
             trips = self.trips[conn] = RoundTrips(self.samples, self.settle)
         now = self.clock.now()
         if self.settled_every_s is not None:
-            trips.next_due = now + self.settled_every_s * self.rng.uniform(0.75, 1.25)
+            trips.next_due = now + self.settled_every_s * self.rng.uniform(*SETTLED_DUE)
             self._due_by(trips)
         conn.send(encode({"type": "probe", "n": trips.sent(now)}))
 
@@ -306,9 +316,10 @@ class Probes:
 
     def next_tick(self, conns: list[Peer], soonest: float) -> float:
         """When the room's probe tick is next needed: at ``soonest`` while one of ``conns`` is
-        not settled, else when the first of their settled probes is due (if no message took it
-        along before), never before ``soonest``."""
-        if self.settled_every_s is None:
+        not settled, else ``ALONG_GRACE`` after the first of their settled probes is due (for
+        the ones no message took along), never before ``soonest``."""
+        every = self.settled_every_s
+        if every is None:
             return soonest
         first: float | None = None
         for conn in conns:
@@ -317,7 +328,7 @@ class Probes:
                 return soonest
             if first is None or trips.next_due < first:
                 first = trips.next_due
-        return soonest if first is None else max(soonest, first)
+        return soonest if first is None else max(soonest, first + every * ALONG_GRACE)
 
     def forget(self, conn: Peer) -> None:
         self.trips.pop(conn, None)

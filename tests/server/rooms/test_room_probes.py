@@ -17,7 +17,7 @@ import pytest
 from roomkit import FakePhone, Kit
 
 from crisp.server.clock import ManualClock
-from crisp.server.rooms.latency import Probes, RoundTrips, median_of, near
+from crisp.server.rooms.latency import ALONG_GRACE, Probes, RoundTrips, median_of, near
 
 SEED = 5
 
@@ -171,13 +171,45 @@ def test_a_due_probe_rides_ahead_of_the_next_messages_and_the_tick_skips_it(tmp_
         got = ana.got[before:]
         assert [m["type"] for m in got][:1] == ["probe"] and len(got) >= 2, got
         assert all(m["type"] != "probe" for m in got[1:]) and "v" in got[1]
-        assert t0 + 7.5 <= trips.next_due <= t0 + 12.5  # settled: the next in 10 s, give or take
+        assert t0 + 8.75 <= trips.next_due <= t0 + 11.25  # settled: the next in 10 s, give or take
         await kit.advance(0.1)
         await ana.say({"type": "probe_ack", "n": got[0]["n"]})
         assert trips.samples[-1] == pytest.approx(0.1) and trips.settled()
         sent = len(ana.of("probe"))
         await kit.advance(1.9)  # the room's next tick: not due again
         assert len(ana.of("probe")) == sent
+
+    asyncio.run(main())
+
+
+def test_a_room_in_play_sends_a_due_settled_probe_with_its_messages_and_not_at_its_tick(
+    tmp_path: Path,
+) -> None:
+    """A settled probe comes due seven to nine eighths of ``probe_settled_every_s`` after the
+    last, and the room ticks an eighth after the first is due: a message the room sends
+    meanwhile takes the due probe along, first in its frame, and the tick sends it no other."""
+
+    async def main() -> None:
+        kit = Kit(tmp_path, fixed_seed=SEED, probe_every_s=2, probe_settled_every_s=30)
+        room, phones = await kit.table(["Ana", "Ben"])
+        room.probes.rng = random.Random(3)
+        await answering(kit, phones, 8.1, 0.1)  # settled at 6 s
+        trips = [room.probes.trips[phone] for phone in phones]
+        assert all(t.last + 26.25 <= t.next_due <= t.last + 33.75 for t in trips)
+        first = min(phones, key=lambda phone: room.probes.trips[phone].next_due)
+        due = room.probes.trips[first].next_due
+        tick = room.probe_timer.when
+        assert tick == due + 30 * ALONG_GRACE
+        sent = len(first.of("probe"))
+        await answering(kit, phones, due + 0.05 - kit.clock.now(), 0.1)
+        assert len(first.of("probe")) == sent  # due, not probed yet: the tick is to come
+        before = len(first.got)
+        await phones[phones[0].last("turn")["seat"]].act("draw")  # the look phase is over
+        got = first.got[before:]
+        assert [m["type"] for m in got][:1] == ["probe"] and len(got) >= 2, got
+        await answering(kit, phones, tick + 0.1 - kit.clock.now(), 0.1)
+        assert len(first.of("probe")) == sent + 1  # the one that went along: none at the tick
+        assert room.probes.trips[first].settled()
 
     asyncio.run(main())
 
@@ -215,12 +247,13 @@ def test_the_messages_look_for_a_probe_to_take_along_only_once_the_first_is_due(
     assert probes.along_from == min(t.next_due for t in probes.trips.values())
 
 
-def test_a_room_all_settled_ticks_when_its_first_probe_is_due_and_a_stray_brings_it_near(
+def test_a_room_all_settled_ticks_an_eighth_after_its_first_probe_is_due_and_a_stray_brings_it_near(
     tmp_path: Path,
 ) -> None:
     """Once every connection of a room is settled, its probe tick waits for the first of their
-    probes to come due (not every ``probe_every_s``); an answer that strays brings the tick back
-    within ``probe_every_s``, and the fast probes with it."""
+    probes to come due, and an eighth of ``probe_settled_every_s`` more (not every
+    ``probe_every_s``); a quiet room gets its due probes at that tick. An answer that strays
+    brings the tick back within ``probe_every_s``, and the fast probes with it."""
 
     async def main() -> None:
         kit = Kit(tmp_path, fixed_seed=SEED, probe_every_s=2, probe_settled_every_s=30)
@@ -230,12 +263,14 @@ def test_a_room_all_settled_ticks_when_its_first_probe_is_due_and_a_stray_brings
         trips = [room.probes.trips[phone] for phone in phones]
         assert all(t.settled() for t in trips)
         first = min(t.next_due for t in trips)
-        assert first >= kit.clock.now() + 20  # 30 s give or take a quarter after 6 s
-        assert room.probe_timer.when == first  # not 2 s away: no wake until then
+        assert first >= kit.clock.now() + 20  # 26.25 to 33.75 s after 6 s
+        tick = first + 30 * ALONG_GRACE
+        assert room.probe_timer.when == tick  # not 2 s away: no wake until then
         sent = sum(len(phone.of("probe")) for phone in phones)
-        await answering(kit, phones, first - kit.clock.now() - 0.05, 0.1)
-        assert sum(len(phone.of("probe")) for phone in phones) == sent  # none before it is due
-        assert await answering(kit, phones, 0.7, 0.6) == 1  # the first due, answered late
+        await answering(kit, phones, tick - kit.clock.now() - 0.05, 0.1)
+        assert sum(len(phone.of("probe")) for phone in phones) == sent  # none before the tick
+        due = sum(t.next_due <= tick for t in trips)
+        assert await answering(kit, phones, 0.7, 0.6) == due >= 1  # the due ones, answered late
         assert any(t.quick() for t in trips)  # a lone stray: asked again at once
         assert room.probe_timer.when <= kit.clock.now() + 2  # the stray brought the tick near
         assert await answering(kit, phones, 2.7, 0.6) >= 1  # and it strays again:
