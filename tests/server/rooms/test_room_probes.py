@@ -247,7 +247,7 @@ def test_the_messages_look_for_a_probe_to_take_along_only_once_the_first_is_due(
     assert probes.along_from == min(t.next_due for t in probes.trips.values())
 
 
-def test_a_room_all_settled_ticks_an_eighth_after_its_first_probe_is_due_and_a_stray_brings_it_near(
+def test_a_settled_room_ticks_an_eighth_after_its_first_due_probe_and_a_stray_brings_it_near(
     tmp_path: Path,
 ) -> None:
     """Once every connection of a room is settled, its probe tick waits for the first of their
